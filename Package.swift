@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "paramd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "paramd", targets: ["ParamDaemon"]),
+        .executable(name: "paramd-jacktool", targets: ["JackTool"]),
+        .library(name: "ParamCore", targets: ["ParamCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJack", pkgConfig: "jack",
+            providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(
+            name: "CLiblo", pkgConfig: "liblo",
+            providers: [.apt(["liblo-dev"])]),
+        // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
+        .target(name: "ParamCore"),
+        .executableTarget(
+            name: "ParamDaemon",
+            dependencies: [
+                "ParamCore", "CJack", "CLiblo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Test JACK client: feeds constant signals into ports and records ports to files.
+        .executableTarget(name: "JackTool", dependencies: ["CJack"]),
+        .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
+        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "CLiblo"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
