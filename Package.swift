@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// `@_noLocks` is proven by a mandatory pass that needs to see the bodies of everything the
+// audio path calls. In a debug build SwiftPM compiles files separately, hiding bodies in
+// other files, so the realtime modules are compiled whole-module in every configuration.
+let realtimeChecked: [SwiftSetting] = [.unsafeFlags(["-wmo", "-num-threads", "2"])]
+
 let package = Package(
     name: "paramd",
     platforms: [.macOS(.v15)],
@@ -21,14 +26,15 @@ let package = Package(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
-        .target(name: "ParamCore"),
+        .target(name: "ParamCore", swiftSettings: realtimeChecked),
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
                 "ParamCore", "CJack", "CLiblo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            swiftSettings: realtimeChecked),
         // Test JACK client: feeds constant signals into ports and records ports to files.
         .executableTarget(name: "JackTool", dependencies: ["CJack"]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),

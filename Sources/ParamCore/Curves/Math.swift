@@ -12,22 +12,68 @@ import Darwin
 
 /// Realtime-safe math functions over `Double`.
 public enum Math {
-    @inline(__always) public static func sin(_ x: Double) -> Double { _unsafePerformance { _sin(x) } }
-    @inline(__always) public static func cos(_ x: Double) -> Double { _unsafePerformance { _cos(x) } }
-    @inline(__always) public static func exp(_ x: Double) -> Double { _unsafePerformance { _exp(x) } }
-    @inline(__always) public static func expm1(_ x: Double) -> Double { _unsafePerformance { _expm1(x) } }
-    @inline(__always) public static func log(_ x: Double) -> Double { _unsafePerformance { _log(x) } }
-    @inline(__always) public static func log10(_ x: Double) -> Double { _unsafePerformance { _log10(x) } }
-    @inline(__always) public static func pow(_ x: Double, _ y: Double) -> Double { _unsafePerformance { _pow(x, y) } }
+    @inline(__always) public static func sin(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.sin(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.sin(x) }
+        #else
+        _unsafePerformance { Darwin.sin(x) }
+        #endif
+    }
+    @inline(__always) public static func cos(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.cos(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.cos(x) }
+        #else
+        _unsafePerformance { Darwin.cos(x) }
+        #endif
+    }
+    @inline(__always) public static func exp(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.exp(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.exp(x) }
+        #else
+        _unsafePerformance { Darwin.exp(x) }
+        #endif
+    }
+    @inline(__always) public static func expm1(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.expm1(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.expm1(x) }
+        #else
+        _unsafePerformance { Darwin.expm1(x) }
+        #endif
+    }
+    @inline(__always) public static func log(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.log(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.log(x) }
+        #else
+        _unsafePerformance { Darwin.log(x) }
+        #endif
+    }
+    @inline(__always) public static func log10(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.log10(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.log10(x) }
+        #else
+        _unsafePerformance { Darwin.log10(x) }
+        #endif
+    }
+    @inline(__always) public static func pow(_ x: Double, _ y: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.pow(x, y) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.pow(x, y) }
+        #else
+        _unsafePerformance { Darwin.pow(x, y) }
+        #endif
+    }
     @inline(__always) public static func sqrt(_ x: Double) -> Double { x.squareRoot() }
-    public static let pi = Double.pi
 }
-
-// Module-level aliases so the wrappers above call libm rather than themselves.
-@inline(__always) private func _sin(_ x: Double) -> Double { sin(x) }
-@inline(__always) private func _cos(_ x: Double) -> Double { cos(x) }
-@inline(__always) private func _exp(_ x: Double) -> Double { exp(x) }
-@inline(__always) private func _expm1(_ x: Double) -> Double { expm1(x) }
-@inline(__always) private func _log(_ x: Double) -> Double { log(x) }
-@inline(__always) private func _log10(_ x: Double) -> Double { log10(x) }
-@inline(__always) private func _pow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
