@@ -1,0 +1,66 @@
+/// What an OSC address does.
+public enum RouteAction: Sendable, Equatable {
+    /// `/<param> value [duration [curve]] [option value]…`
+    case animate(ParameterID)
+    /// `/<param>/get`
+    case get(ParameterID)
+    /// `/note note [duration [curve]] [option value]…` — frequency from a MIDI note number.
+    case note
+    /// `/a4 hz` — reference tuning for `/note`.
+    case a4
+    /// `/volume/db decibels [duration [curve]] [option value]…`
+    case volumeDecibels
+    case subscribe
+    case unsubscribe
+    case ping
+}
+
+/// One OSC address of paramd's address space.
+public struct Route: Sendable {
+    public let address: String
+    public let action: RouteAction
+    /// The argument list as the docs spell it.
+    public let arguments: String
+    public let summary: String
+}
+
+/// Every OSC address paramd answers, in one table (docs/OSC.md is checked against it).
+public enum RouteTable {
+    public static let routes: [Route] = {
+        var routes: [Route] = []
+        for p in ParameterID.allCases {
+            routes.append(Route(
+                address: "/\(p.name)", action: .animate(p),
+                arguments: "value [duration [curve]] [option value]…",
+                summary: "animate \(p.name) to value"))
+            routes.append(Route(
+                address: "/\(p.name)/get", action: .get(p), arguments: "",
+                summary: "reply /\(p.name) f value and /\(p.name)/target f target"))
+        }
+        routes += [
+            Route(address: "/note", action: .note,
+                  arguments: "note [duration [curve]] [option value]…",
+                  summary: "animate frequency to a4·2^((note−69)/12), in the log domain"),
+            Route(address: "/a4", action: .a4, arguments: "hz",
+                  summary: "reference tuning for /note, 400…480 Hz"),
+            Route(address: "/volume/db", action: .volumeDecibels,
+                  arguments: "decibels [duration [curve]] [option value]…",
+                  summary: "animate volume to a level in dB (≤ 0), in the db domain"),
+            Route(address: "/subscribe", action: .subscribe, arguments: "[pattern [rate [port]]]",
+                  summary: "follow matching parameters' values"),
+            Route(address: "/unsubscribe", action: .unsubscribe, arguments: "[pattern]",
+                  summary: "stop following (all, without a pattern)"),
+            Route(address: "/ping", action: .ping, arguments: "", summary: "reply /pong"),
+        ]
+        return routes
+    }()
+
+    private static let byAddress: [String: Route] = {
+        var table: [String: Route] = [:]
+        for r in routes { table[r.address] = r }
+        return table
+    }()
+
+    /// Control thread.
+    public static func route(for address: String) -> Route? { byAddress[address] }
+}

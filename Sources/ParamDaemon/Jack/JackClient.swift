@@ -1,0 +1,121 @@
+import CJack
+import ParamCore
+
+/// A failed JACK operation: the operation and JACK's status bits or return code.
+struct JackError: Error, CustomStringConvertible {
+    let operation: String
+    let code: Int32
+    var description: String { "JACK \(operation) failed (code \(code))" }
+}
+
+/// paramd's JACK client (`jack_client_t`): four ports, the process callback, connections.
+/// Every `jack_*` call of the daemon lives under `Jack/`. Control thread.
+final class JackClient {
+    let client: OpaquePointer
+    let context: UnsafeMutablePointer<ProcessContext>
+    private(set) var isActive = false
+    let name: String
+
+    /// Opens the client (never starting a server) and registers its ports; not yet active.
+    /// `renderer` is moved into memory the audio thread will own.
+    init(name: String, server: String?, makeRenderer: (Double) -> Renderer) throws(JackError) {
+        var status = jack_status_t(rawValue: 0)
+        guard let client = paramd_jack_client_open(name, server, &status) else {
+            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")", code: Int32(bitPattern: status.rawValue))
+        }
+        self.client = client
+        self.name = String(cString: jack_get_client_name(client))
+        let rate = Double(jack_get_sample_rate(client))
+
+        func register(_ port: String, _ flags: JackPortFlags) throws(JackError) -> OpaquePointer {
+            guard let p = jack_port_register(client, port, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue), 0) else {
+                throw JackError(operation: "port register \(port)", code: -1)
+            }
+            return p
+        }
+        let in1 = try register("in_1", JackPortIsInput)
+        let in2 = try register("in_2", JackPortIsInput)
+        let out1 = try register("out_1", JackPortIsOutput)
+        let out2 = try register("out_2", JackPortIsOutput)
+        let sampleRate = AtomicCells(count: 1)
+        sampleRate.storeDouble(0, rate)
+        context = .allocate(capacity: 1)
+        context.initialize(to: ProcessContext(renderer: makeRenderer(rate), in1: in1, in2: in2,
+                                              out1: out1, out2: out2, sampleRate: sampleRate))
+        JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
+        JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
+
+        // Pretty names for patchbays that read JACK metadata (qjackctl, Carla, Ardour).
+        for (port, pretty) in [(in1, "paramd input 1"), (in2, "paramd input 2"),
+                               (out1, "paramd output 1 (left)"), (out2, "paramd output 2 (right)")] {
+            _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), pretty, nil)
+        }
+
+        let arg = UnsafeMutableRawPointer(context)
+        jack_set_process_callback(client, paramdProcess, arg)
+        jack_set_sample_rate_callback(client, paramdSampleRateChanged, arg)
+        jack_set_buffer_size_callback(client, paramdBufferSizeChanged, arg)
+        jack_set_xrun_callback(client, paramdXRun, arg)
+        jack_on_shutdown(client, paramdShutdown, arg)
+    }
+
+    var renderer: Renderer { context.pointee.renderer }
+    var sampleRate: Int { Int(jack_get_sample_rate(client)) }
+    var bufferSize: Int { Int(jack_get_buffer_size(client)) }
+    /// `jack_cpu_load`, percent.
+    var dspLoad: Double { Double(jack_cpu_load(client)) }
+
+    func activate() throws(JackError) {
+        let rc = jack_activate(client)
+        guard rc == 0 else { throw JackError(operation: "activate", code: rc) }
+        isActive = true
+    }
+
+    /// Full names of our outputs, `paramd:out_1` and `paramd:out_2`.
+    var outputNames: [String] {
+        [context.pointee.out1, context.pointee.out2].map { String(cString: jack_port_name($0)) }
+    }
+    var inputNames: [String] {
+        [context.pointee.in1, context.pointee.in2].map { String(cString: jack_port_name($0)) }
+    }
+
+    /// Connects out_1 and out_2 to `destinations` (in order). Returns the failures.
+    func connectOutputs(to destinations: [String]) -> [String] {
+        var failures: [String] = []
+        for (source, destination) in zip(outputNames, destinations) {
+            let rc = jack_connect(client, source, destination)
+            // EEXIST: already connected, which is what we wanted.
+            if rc != 0 && rc != 17 { failures.append("\(source) → \(destination) (code \(rc))") }
+        }
+        return failures
+    }
+
+    /// The first physical playback ports, for `--autoconnect`.
+    func physicalPlaybackPorts() -> [String] {
+        guard let list = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE,
+                                        UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)) else { return [] }
+        defer { jack_free(list) }
+        var names: [String] = []
+        var i = 0
+        while let p = list[i] {
+            names.append(String(cString: p))
+            i += 1
+        }
+        return names
+    }
+
+    /// Leaves JACK: deactivates and closes. The process context stays allocated until
+    /// `release()`, after which nothing may touch it.
+    func close() {
+        if isActive { jack_deactivate(client) }
+        isActive = false
+        jack_client_close(client)
+    }
+
+    func release() {
+        context.pointee.renderer.deallocate()
+        context.pointee.sampleRate.deallocate()
+        context.deinitialize(count: 1)
+        context.deallocate()
+    }
+}

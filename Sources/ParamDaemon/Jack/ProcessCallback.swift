@@ -1,0 +1,65 @@
+import CJack
+import ParamCore
+
+/// Everything the JACK process thread touches, in one block of memory allocated before the
+/// client is activated. The audio thread reaches it through the callback's `arg` pointer
+/// only: no Swift class references, so no reference counting on the audio path.
+struct ProcessContext {
+    var renderer: Renderer
+    var in1: OpaquePointer
+    var in2: OpaquePointer
+    var out1: OpaquePointer
+    var out2: OpaquePointer
+    /// Written by the sample-rate callback (another thread), read at the top of each period.
+    let sampleRate: AtomicCells
+}
+
+/// JACK's process callback (`JackProcessCallback`). Realtime-safe.
+@_noLocks
+func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let context = arg.assumingMemoryBound(to: ProcessContext.self)
+    let rate = context.pointee.sampleRate.loadDouble(0)
+    if rate != context.pointee.renderer.sampleRate { context.pointee.renderer.setSampleRate(rate) }
+    let in1 = context.pointee.in1, in2 = context.pointee.in2
+    let out1 = context.pointee.out1, out2 = context.pointee.out2
+    let i1 = _unsafePerformance { jack_port_get_buffer(in1, nframes) }
+    let i2 = _unsafePerformance { jack_port_get_buffer(in2, nframes) }
+    let o1 = _unsafePerformance { jack_port_get_buffer(out1, nframes) }
+    let o2 = _unsafePerformance { jack_port_get_buffer(out2, nframes) }
+    guard let o1, let o2 else { return 0 }
+    context.pointee.renderer.render(
+        frames: Int(nframes),
+        in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
+        in2: i2.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
+        out1: o1.assumingMemoryBound(to: Float.self),
+        out2: o2.assumingMemoryBound(to: Float.self))
+    return 0
+}
+
+/// `JackSampleRateCallback`; JACK calls it on a non-realtime thread.
+func paramdSampleRateChanged(_ rate: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let context = arg.assumingMemoryBound(to: ProcessContext.self)
+    context.pointee.sampleRate.storeDouble(0, Double(rate))
+    JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
+    return 0
+}
+
+/// `JackBufferSizeCallback`. The renderer works in fixed chunks, so nothing is reallocated;
+/// the new size is noted for `/status` and the log.
+func paramdBufferSizeChanged(_ frames: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    JackEvents.shared.bufferSize.store(Int(frames), ordering: .relaxed)
+    return 0
+}
+
+/// `JackXRunCallback`.
+func paramdXRun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
+    JackEvents.shared.xruns.add(1, ordering: .relaxed)
+    return 0
+}
+
+/// `JackShutdownCallback`: the server went away.
+func paramdShutdown(_ arg: UnsafeMutableRawPointer?) {
+    JackEvents.shared.serverGone.store(true, ordering: .releasing)  // pairs with the control loop's acquiring load
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed socket operation, with `errno`.
+struct OSCError: Error, CustomStringConvertible {
+    let operation: String
+    let code: Int32
+    var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// A bound UDP socket. Receives on the control thread; sends from the control and publisher
+/// threads (`sendto` on one UDP socket is safe from several threads).
+final class UDPSocket: @unchecked Sendable {
+    let fd: Int32
+    let address: SocketAddress
+
+    init(bindingTo address: SocketAddress) throws(OSCError) {
+        let family = address.isIPv6 ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw OSCError(operation: "socket", code: errno) }
+        var one: Int32 = 1
+        if address.isIPv6 {
+            // Only IPv6 on this socket; IPv4 has its own.
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        // A generous receive buffer absorbs bursts while the control thread is busy.
+        var size: Int32 = 4 << 20
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let rc = address.withSockaddr { bind(fd, $0, $1) }
+        guard rc == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw OSCError(operation: "bind \(address)", code: e)
+        }
+        self.fd = fd
+        // Port 0 binds an ephemeral port: read back the real one.
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.address = SocketAddress(storage) ?? address
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Receives one datagram into `buffer` without blocking. nil when none waits.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> (Int, SocketAddress)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let n = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, &length)
+            }
+        }
+        guard n >= 0, let from = SocketAddress(storage) else { return nil }
+        return (n, from)
+    }
+
+    /// Sends one datagram. Returns errno on failure (ECONNREFUSED when a previous datagram to
+    /// that address was refused), 0 on success.
+    @discardableResult
+    func send(_ bytes: [UInt8], to destination: SocketAddress) -> Int32 {
+        let n = bytes.withUnsafeBytes { raw in
+            destination.withSockaddr { sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), $0, $1) }
+        }
+        return n < 0 ? errno : 0
+    }
+}
+
+extension UDPSocket {
+    /// A socket connected to one subscriber, so that a refusal (ICMP port unreachable) comes
+    /// back as ECONNREFUSED on a later send and the subscriber can be dropped.
+    convenience init(connectingTo destination: SocketAddress) throws(OSCError) {
+        let any: SocketAddress = destination.isIPv6
+            ? SocketAddress(host: .v6(0, 0, scope: 0), port: 0)
+            : SocketAddress(host: .v4(0), port: 0)
+        try self.init(bindingTo: any)
+        let rc = destination.withSockaddr { connect(fd, $0, $1) }
+        guard rc == 0 else { throw OSCError(operation: "connect \(destination)", code: errno) }
+    }
+
+    /// Sends on a connected socket. 0 on success, errno otherwise.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Int32 {
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        return n < 0 ? errno : 0
+    }
+}
