@@ -1,0 +1,50 @@
+@testable import ParamCore
+
+/// Drives a Renderer without JACK: DC 1.0 into in_1 and in_2, so with the tone off out_1
+/// equals volume·input sample by sample.
+struct RendererHarness {
+    var renderer: Renderer
+    let period: Int
+    let in1: UnsafeMutablePointer<Float>
+    let out1: UnsafeMutablePointer<Float>
+    let out2: UnsafeMutablePointer<Float>
+
+    init(sampleRate: Double = 48000, period: Int = 256, initial: (ParameterID) -> Double = { $0.initialValue }) {
+        renderer = Renderer(sampleRate: sampleRate, initial: initial)
+        self.period = period
+        in1 = .allocate(capacity: period)
+        in1.initialize(repeating: 1, count: period)
+        out1 = .allocate(capacity: period)
+        out2 = .allocate(capacity: period)
+    }
+
+    func release() {
+        renderer.deallocate()
+        in1.deallocate(); out1.deallocate(); out2.deallocate()
+    }
+
+    mutating func send(_ p: ParameterID, _ spec: AnimationSpec) {
+        _ = renderer.commands.push(TimedCommand(.animate(p, spec)))
+    }
+
+    /// Renders `periods` periods and returns out_1 (and out_2).
+    mutating func render(periods: Int) -> (left: [Float], right: [Float]) {
+        var left: [Float] = [], right: [Float] = []
+        for _ in 0..<periods {
+            renderer.render(frames: period, in1: UnsafePointer(in1), in2: UnsafePointer(in1), out1: out1, out2: out2)
+            left += UnsafeBufferPointer(start: out1, count: period)
+            right += UnsafeBufferPointer(start: out2, count: period)
+        }
+        return (left, right)
+    }
+
+    mutating func events() -> [Event] {
+        var all: [Event] = []
+        while let e = renderer.events.pop() { all.append(e) }
+        return all
+    }
+}
+
+func spec(_ target: Double, seconds: Double, curve: TimingCurve = .linear, domain: ValueDomain = .linear) -> AnimationSpec {
+    AnimationSpec(target: target, seconds: seconds, curve: curve, domain: domain)
+}

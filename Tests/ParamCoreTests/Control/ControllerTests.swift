@@ -1,0 +1,138 @@
+import Testing
+@testable import ParamCore
+
+@Suite struct ControllerTests {
+    func send(_ c: inout Controller, _ address: String, _ args: [OSCArgument]) -> ControlResult {
+        let route = RouteTable.route(for: address)!
+        return c.handle(OSCMessage(address, args), route: route, sounding: { $0.initialValue })
+    }
+
+    func onlySpec(_ r: ControlResult) -> (ParameterID, AnimationSpec)? {
+        guard r.commands.count == 1, case .animate(let p, let s) = r.commands[0].command else { return nil }
+        return (p, s)
+    }
+
+    @Test func numbersMayComeAsIntFloatDoubleOrInt64() {
+        for arg: OSCArgument in [.int32(0), .float32(0), .double(0), .int64(0)] {
+            var c = Controller()
+            let r = send(&c, "/volume", [arg])
+            #expect(r.error == nil)
+            #expect(onlySpec(r)?.1.target == 0)
+        }
+    }
+
+    @Test func aMessageWithoutDurationOrCurveUsesTheDefaultAction() {
+        var c = Controller()
+        let (p, s) = onlySpec(send(&c, "/volume", [.float32(0)]))!
+        #expect(p == .volume)
+        #expect(s.seconds == 0.25)
+        #expect(s.curve == DefaultAction.standard.curve)
+        #expect(s.domain == .linear)
+        #expect(c.target(.volume) == 0)
+    }
+
+    @Test func durationAndCurveAreTaken() {
+        var c = Controller()
+        let (_, s) = onlySpec(send(&c, "/pan", [.float32(1), .float32(1.2), .string("linear")]))!
+        #expect(s.seconds == Double(Float(1.2)))
+        #expect(s.curve == .linear)
+    }
+
+    @Test func frequencyAnimatesInTheLogDomainByDefault() {
+        var c = Controller()
+        #expect(onlySpec(send(&c, "/frequency", [.float32(880)]))?.1.domain == .log)
+    }
+
+    @Test func aTargetOutsideTheRangeIsClampedWithAWarning() {
+        var c = Controller()
+        let r = send(&c, "/volume", [.float32(3)])
+        #expect(onlySpec(r)?.1.target == 1)
+        #expect(r.replies.first?.address == "/warning")
+        #expect(r.error == nil)
+    }
+
+    @Test(arguments: [
+        [OSCArgument](),
+        [.string("loud")],
+        [.float32(.nan)],
+        [.float32(.infinity)],
+        [.float32(0.5), .float32(-1)],
+        [.float32(0.5), .double(90_000)],
+        [.float32(0.5), .float32(.nan)],
+        [.float32(0.5), .float32(1), .string("wobbly")],
+        [.float32(0.5), .float32(1), .string("linear"), .string("bogus"), .float32(1)],
+        [.float32(0.5), .float32(1), .string("linear"), .string("from")],
+        [.float32(0.5), .float32(1), .string("linear"), .string("domain"), .string("cubic")],
+        [.float32(0.5), .float32(1), .string("linear"), .string("id"), .float32(1.5)],
+        [.float32(0.5), .float32(1), .string("linear"), .float32(3)],
+    ])
+    func badInputIsRefusedWithAnErrorAndChangesNothing(args: [OSCArgument]) {
+        var c = Controller()
+        let r = send(&c, "/volume", args)
+        #expect(r.commands.isEmpty)
+        #expect(r.error != nil)
+        #expect(r.replies.last?.address == "/error")
+        #expect(r.replies.last?.arguments.first == .string("/volume"))
+        #expect(c.target(.volume) == 1)
+    }
+
+    @Test func optionsFromVelocityDomainAndIdAreTaken() {
+        var c = Controller()
+        let r = send(&c, "/volume", [.float32(0.5), .float32(1), .string("linear"),
+                                     .string("from"), .float32(0.1), .string("velocity"), .float32(2),
+                                     .string("domain"), .string("db"), .string("id"), .int32(42)])
+        let (_, s) = onlySpec(r)!
+        #expect(abs(s.from - 0.1) < 1e-7)
+        #expect(s.velocity == 2)
+        #expect(s.domain == .db)
+        #expect(s.tag == 42 && s.hasTag)
+    }
+
+    @Test func anOptionMayFollowTheDurationDirectly() {
+        var c = Controller()
+        let (_, s) = onlySpec(send(&c, "/volume", [.float32(0.5), .float32(1), .string("id"), .int32(3)]))!
+        #expect(s.tag == 3)
+        #expect(s.curve == DefaultAction.standard.curve)
+    }
+
+    @Test func noteSetsFrequencyFromTheTuningInTheLogDomain() {
+        var c = Controller()
+        let (p, s) = onlySpec(send(&c, "/note", [.float32(81)]))!
+        #expect(p == .frequency)
+        #expect(abs(s.target - 880) < 1e-9)
+        #expect(s.domain == .log)
+        #expect(send(&c, "/a4", [.float32(432)]).replies.isEmpty)
+        let (_, t) = onlySpec(send(&c, "/note", [.float32(69.5)]))!
+        #expect(abs(t.target - 432 * Math.pow(2, 0.5 / 12)) < 1e-9)
+    }
+
+    @Test func a4OutsideItsRangeIsClampedWithAWarning() {
+        var c = Controller()
+        let r = send(&c, "/a4", [.float32(500)])
+        #expect(c.a4 == 480)
+        #expect(r.replies.first?.address == "/warning")
+    }
+
+    @Test func volumeInDecibelsMapsToGainInTheDbDomain() {
+        var c = Controller()
+        let (_, s) = onlySpec(send(&c, "/volume/db", [.float32(-6)]))!
+        #expect(abs(s.target - Math.pow(10, -6.0 / 20)) < 1e-12)
+        #expect(s.domain == .db)
+        #expect(onlySpec(send(&c, "/volume/db", [.float32(-.infinity)]))?.1.target == 0)
+        #expect(onlySpec(send(&c, "/volume/db", [.float32(-130)]))?.1.target == 0)
+        #expect(send(&c, "/volume/db", [.float32(3)]).error != nil)
+        #expect(send(&c, "/volume/db", [.float32(.nan)]).error != nil)
+    }
+
+    @Test func getRepliesWithValueAndTarget() {
+        var c = Controller()
+        _ = send(&c, "/tone", [.float32(0.5)])
+        let r = send(&c, "/tone/get", [])
+        #expect(r.replies == [OSCMessage("/tone", [.float32(0)]), OSCMessage("/tone/target", [.float32(0.5)])])
+    }
+
+    @Test func everyRouteAddressIsUnique() {
+        let addresses = RouteTable.routes.map(\.address)
+        #expect(Set(addresses).count == addresses.count)
+    }
+}
