@@ -1,6 +1,12 @@
-// INTERFACE STUB — the OSC codec helper completes it.
+// The OSC value types. Decoding: OSCDecoder.swift; encoding: OSCEncoder.swift; reading
+// arguments as numbers, names and booleans: OSCArgument+Coercion.swift; patterns:
+// OSCAddressPattern.swift; time tags: OSCTimeTag+Clock.swift.
 
 /// One OSC argument, as OSC 1.0 and its common extensions type it.
+///
+/// `character` is the low byte of the 32-bit word sent; `rgba` and `midi` are the 32-bit
+/// big-endian word as sent (for `midi`: port id, status, data 1, data 2 from the most
+/// significant byte down); `timeTag` is an NTP time tag as `OSCTimeTag`.
 public enum OSCArgument: Sendable, Equatable {
     case int32(Int32)           // i
     case float32(Float)         // f
@@ -18,6 +24,7 @@ public enum OSCArgument: Sendable, Equatable {
     case impulse                // I
 }
 
+/// An OSC message: an address (or address pattern) starting with `/`, and its arguments.
 public struct OSCMessage: Sendable, Equatable {
     public var address: String
     public var arguments: [OSCArgument]
@@ -31,6 +38,8 @@ public struct OSCMessage: Sendable, Equatable {
 /// The value 1 means "immediately".
 public typealias OSCTimeTag = UInt64
 
+/// What one datagram carries: a message, or a bundle of messages and bundles that share a
+/// time tag (SPEC §4.6).
 public indirect enum OSCPacket: Sendable, Equatable {
     case message(OSCMessage)
     case bundle(timeTag: OSCTimeTag, elements: [OSCPacket])
