@@ -1,7 +1,8 @@
 // libm, wrapped for the audio path. This is the one file of ParamCore that imports the C
-// library: the standard library has no transcendental functions on Linux. Each call is
-// wrapped in `_unsafePerformance` because the compiler cannot see into C; libm's
-// exp/log/sin/cos/pow neither allocate nor lock.
+// library: the standard library has no transcendental functions on Linux. Each C call is
+// wrapped directly in `_unsafePerformance` (the @_noLocks checker cannot see into C, and a
+// Swift helper in between would be checked and rejected); libm's functions neither allocate
+// nor lock.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,7 +13,7 @@ import Darwin
 
 /// Realtime-safe math functions over `Double`.
 public enum Math {
-    @inline(__always) public static func sin(_ x: Double) -> Double {
+    @_noLocks @inline(__always) public static func sin(_ x: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.sin(x) }
         #elseif canImport(Musl)
@@ -21,7 +22,7 @@ public enum Math {
         _unsafePerformance { Darwin.sin(x) }
         #endif
     }
-    @inline(__always) public static func cos(_ x: Double) -> Double {
+    @_noLocks @inline(__always) public static func cos(_ x: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.cos(x) }
         #elseif canImport(Musl)
@@ -30,7 +31,7 @@ public enum Math {
         _unsafePerformance { Darwin.cos(x) }
         #endif
     }
-    @inline(__always) public static func exp(_ x: Double) -> Double {
+    @_noLocks @inline(__always) public static func exp(_ x: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.exp(x) }
         #elseif canImport(Musl)
@@ -39,7 +40,7 @@ public enum Math {
         _unsafePerformance { Darwin.exp(x) }
         #endif
     }
-    @inline(__always) public static func expm1(_ x: Double) -> Double {
+    @_noLocks @inline(__always) public static func expm1(_ x: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.expm1(x) }
         #elseif canImport(Musl)
@@ -48,7 +49,7 @@ public enum Math {
         _unsafePerformance { Darwin.expm1(x) }
         #endif
     }
-    @inline(__always) public static func log(_ x: Double) -> Double {
+    @_noLocks @inline(__always) public static func log(_ x: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.log(x) }
         #elseif canImport(Musl)
@@ -57,7 +58,7 @@ public enum Math {
         _unsafePerformance { Darwin.log(x) }
         #endif
     }
-    @inline(__always) public static func log10(_ x: Double) -> Double {
+    @_noLocks @inline(__always) public static func log10(_ x: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.log10(x) }
         #elseif canImport(Musl)
@@ -66,7 +67,34 @@ public enum Math {
         _unsafePerformance { Darwin.log10(x) }
         #endif
     }
-    @inline(__always) public static func pow(_ x: Double, _ y: Double) -> Double {
+    @_noLocks @inline(__always) public static func log1p(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.log1p(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.log1p(x) }
+        #else
+        _unsafePerformance { Darwin.log1p(x) }
+        #endif
+    }
+    @_noLocks @inline(__always) public static func exp2(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.exp2(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.exp2(x) }
+        #else
+        _unsafePerformance { Darwin.exp2(x) }
+        #endif
+    }
+    @_noLocks @inline(__always) public static func tanh(_ x: Double) -> Double {
+        #if canImport(Glibc)
+        _unsafePerformance { Glibc.tanh(x) }
+        #elseif canImport(Musl)
+        _unsafePerformance { Musl.tanh(x) }
+        #else
+        _unsafePerformance { Darwin.tanh(x) }
+        #endif
+    }
+    @_noLocks @inline(__always) public static func pow(_ x: Double, _ y: Double) -> Double {
         #if canImport(Glibc)
         _unsafePerformance { Glibc.pow(x, y) }
         #elseif canImport(Musl)
@@ -75,5 +103,6 @@ public enum Math {
         _unsafePerformance { Darwin.pow(x, y) }
         #endif
     }
-    @inline(__always) public static func sqrt(_ x: Double) -> Double { x.squareRoot() }
+    @_noLocks @inline(__always) public static func sqrt(_ x: Double) -> Double { _unsafePerformance { x.squareRoot() } }
+    @inlinable public static var pi: Double { .pi }
 }
