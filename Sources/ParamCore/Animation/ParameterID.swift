@@ -76,6 +76,5 @@ public struct DefaultAction: Sendable, Equatable {
         self.seconds = seconds
         self.curve = curve
     }
-    public static let standard = DefaultAction(
-        seconds: 0.25, curve: .cubicBezier(x1: 0.25, y1: 0.1, x2: 0.25, y2: 1))
+    public static let standard = DefaultAction(seconds: 0.25, curve: .default)
 }

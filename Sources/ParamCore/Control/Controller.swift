@@ -138,7 +138,7 @@ public struct Controller: Sendable {
                 do {
                     spec.curve = try TimingCurve.parse(name)
                 } catch {
-                    throw ControlError(Self.describe(error))
+                    throw ControlError(error.description)
                 }
                 i += 1
             }
@@ -180,12 +180,5 @@ public struct Controller: Sendable {
             i += 2
         }
         return spec
-    }
-
-    static func describe(_ error: CurveParseError) -> String {
-        switch error {
-        case .unknownCurve(let s): "unknown curve '\(s)'"
-        case .malformedArguments(let s): "malformed curve arguments: \(s)"
-        }
     }
 }
