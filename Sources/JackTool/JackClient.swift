@@ -23,6 +23,14 @@ final class JackClient {
                 detail: "cannot connect to \(what) (status 0x\(String(status.rawValue, radix: 16)))")
         }
         self.handle = handle
+        // JACK renames a client whose name is taken (name-01); the ports a caller expects would not
+        // exist, so refuse instead.
+        let given = String(cString: jack_get_client_name(handle))
+        if given != name {
+            _ = jack_client_close(handle)
+            closed = true
+            throw JackToolError(operation: "jack_client_open", detail: "client name '\(name)' is taken (JACK offered '\(given)')")
+        }
     }
 
     deinit { close() }

@@ -25,7 +25,7 @@ extension JackTool {
 
         @OptionGroup var options: ServerOptions
         @Option(help: "JACK client name.") var name = "feeder"
-        @Option(help: "The constant sample value.") var value: Float
+        @Option(parsing: .unconditional, help: "The constant sample value (may be negative).") var value: Float
         @Flag(help: "Allocate and free memory in the process callback (a negative control for the allocation counter).")
         var misbehaveAllocate = false
 

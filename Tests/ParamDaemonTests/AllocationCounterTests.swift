@@ -14,7 +14,7 @@ struct AllocationCounterTests {
         var environment = try Binaries.allocShimEnvironment(report: reportPath)
         environment["PARAMD_ALLOC_REPORT_INTERVAL"] = "0.05"
         let feeder = try await JackTool.feed(
-            server: server, name: name, connect: ["system:playback_1"], value: 0.5,
+            server: server, connect: ["system:playback_1"], value: 0.5,
             misbehaveAllocate: misbehave, environment: environment)
         try await waitUntil("\(calls) process calls reported", timeout: .seconds(20)) {
             (try? AllocationReport.load(reportPath)).map { $0.processCalls >= calls } ?? false
@@ -43,7 +43,7 @@ struct AllocationCounterTests {
         let server = try JackServer.required()
         let reportPath = TestDirectory.file("alloc-recorder") + ".report"
         let recorder = try await JackTool.record(
-            server: server, name: "alloc-recorder", connect: ["system:capture_1", "system:capture_2"],
+            server: server, connect: ["system:capture_1", "system:capture_2"],
             seconds: 0.5, exitWhenFull: true,
             environment: try Binaries.allocShimEnvironment(report: reportPath))
         let recording = try await recorder.waitUntilFull()

@@ -11,9 +11,9 @@ struct JackToolTests {
     @Test func recordingAFeedGivesTheFedValueOnEveryChannel() async throws {
         let server = try JackServer.required()
         let feeder = try await JackTool.feed(
-            server: server, name: "rt-feeder", connect: ["system:playback_1", "system:playback_2"], value: 0.5)
-        let recorder = try await JackTool.record(
-            server: server, name: "rt-recorder", connect: ["rt-feeder:out_1", "rt-feeder:out_2"], seconds: 5)
+            server: server, connect: ["system:playback_1", "system:playback_2"], value: 0.5)
+        #expect(feeder.ports == ["\(feeder.name):out_1", "\(feeder.name):out_2"])
+        let recorder = try await JackTool.record(server: server, connect: feeder.ports, seconds: 5)
         try await Task.sleep(for: .milliseconds(400))
         let recording = try await recorder.stop()
         #expect(try await feeder.stop() == .exited(0))
@@ -48,7 +48,7 @@ struct JackToolTests {
     @Test func recorderWithExitWhenFullStopsOnItsOwnAfterTheRequestedSeconds() async throws {
         let server = try JackServer.required()
         let recorder = try await JackTool.record(
-            server: server, name: "full-recorder", connect: ["system:capture_1"], seconds: 0.25, exitWhenFull: true)
+            server: server, connect: ["system:capture_1"], seconds: 0.25, exitWhenFull: true)
         let recording = try await recorder.waitUntilFull(timeout: .seconds(20))
         #expect(recording.frames == 12000)
         #expect(recording.channels == [[Float](repeating: 0, count: 12000)])
@@ -57,11 +57,21 @@ struct JackToolTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func feederExitsZeroOnSignal(_ signal: Int32) async throws {
         let server = try JackServer.required()
-        let name = "signal-feeder-\(signal)"
-        let feeder = try await JackTool.feed(server: server, name: name, connect: ["system:playback_1"], value: 0.1)
-        #expect(try await server.connections()["\(name):out_1"] == ["system:playback_1"])
+        let feeder = try await JackTool.feed(server: server, connect: ["system:playback_1"], value: -0.25)
+        #expect(try await server.connections()[feeder.ports[0]] == ["system:playback_1"])
         #expect(try await feeder.stop(signal: signal) == .exited(0))
-        #expect(try await server.ports().contains { $0.hasPrefix("\(name):") } == false)
+        #expect(try await server.ports().contains { $0.hasPrefix("\(feeder.name):") } == false)
+    }
+
+    @Test func aTakenClientNameIsRefusedNotRenamed() async throws {
+        let server = try JackServer.required()
+        let first = try await JackTool.feed(server: server, connect: ["system:playback_1"], value: 0.1)
+        let second = try ChildProcess(
+            try Binaries.jacktool(),
+            ["feed", "--server", server.name, "--name", first.name, "--connect", "system:playback_2", "--value", "1"])
+        #expect(try await second.waitForExit() == .exited(1))
+        #expect(second.standardError.contains("taken"))
+        #expect(try await first.stop() == .exited(0))
     }
 
     @Test func connectingToAMissingPortFailsWithAClearMessage() async throws {

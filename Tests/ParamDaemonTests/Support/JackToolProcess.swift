@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,41 +13,51 @@ import Glibc
 ///     let recording = try await recorder.stop()     // [[Float]] per channel + metadata
 ///     try await feeder.stop()
 ///
+/// Client names default to `feeder-<n>` / `recorder-<n>`, unique in the test process, so tests
+/// sharing a server do not collide (the tool refuses a taken name rather than being renamed).
 /// Feed and record from two separate clients (as here): one client doing both makes a loop in the
 /// JACK graph, and JACK then delays one direction by a period.
 public enum JackTool {
+    private static let counter = Atomic<Int>(0)
+
+    static func uniqueName(_ base: String) -> String {
+        "\(base)-\(counter.add(1, ordering: .relaxed).newValue)"
+    }
+
     /// `paramd-jacktool feed`: one output per port in `connect`, each carrying `value`; returns once
     /// the tool has printed `ready` (its ports are connected).
-    public static func feed(server: JackServer, name: String = "feeder", connect: [String], value: Float,
+    public static func feed(server: JackServer, name: String? = nil, connect: [String], value: Float,
                             misbehaveAllocate: Bool = false,
-                            environment: [String: String] = [:]) async throws -> ChildProcess {
+                            environment: [String: String] = [:]) async throws -> Feeder {
         try await feed(serverName: server.name, name: name, connect: connect, value: value,
                        misbehaveAllocate: misbehaveAllocate, environment: environment)
     }
 
-    public static func feed(serverName: String, name: String = "feeder", connect: [String], value: Float,
+    public static func feed(serverName: String, name: String? = nil, connect: [String], value: Float,
                             misbehaveAllocate: Bool = false,
-                            environment: [String: String] = [:]) async throws -> ChildProcess {
+                            environment: [String: String] = [:]) async throws -> Feeder {
+        let name = name ?? uniqueName("feeder")
         var arguments = ["feed", "--server", serverName, "--name", name,
-                         "--connect", connect.joined(separator: ","), "--value", String(value)]
+                         "--connect", connect.joined(separator: ","), "--value=\(value)"]
         if misbehaveAllocate { arguments.append("--misbehave-allocate") }
         let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
         try await process.waitForLine(containing: "ready", on: .stdout)
-        return process
+        return Feeder(process: process, name: name, ports: connect.indices.map { "\(name):out_\($0 + 1)" })
     }
 
     /// `paramd-jacktool record`: one input per port in `connect`, recording up to `seconds`;
     /// returns once the tool has printed `ready`.
-    public static func record(server: JackServer, name: String = "recorder", connect: [String],
+    public static func record(server: JackServer, name: String? = nil, connect: [String],
                               seconds: Double = 30, exitWhenFull: Bool = false,
                               environment: [String: String] = [:]) async throws -> Recorder {
         try await record(serverName: server.name, name: name, connect: connect, seconds: seconds,
                          exitWhenFull: exitWhenFull, environment: environment)
     }
 
-    public static func record(serverName: String, name: String = "recorder", connect: [String],
+    public static func record(serverName: String, name: String? = nil, connect: [String],
                               seconds: Double = 30, exitWhenFull: Bool = false,
                               environment: [String: String] = [:]) async throws -> Recorder {
+        let name = name ?? uniqueName("recorder")
         let output = TestDirectory.file("recording-\(name)") + ".raw"
         var arguments = ["record", "--server", serverName, "--name", name,
                          "--connect", connect.joined(separator: ","), "--output", output,
@@ -54,7 +65,29 @@ public enum JackTool {
         if exitWhenFull { arguments.append("--exit-when-full") }
         let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
         try await process.waitForLine(containing: "ready", on: .stdout)
-        return Recorder(process: process, output: output)
+        return Recorder(process: process, name: name, ports: connect.indices.map { "\(name):in_\($0 + 1)" },
+                        output: output)
+    }
+}
+
+/// A running `paramd-jacktool feed`.
+public final class Feeder: Sendable {
+    public let process: ChildProcess
+    /// The JACK client name.
+    public let name: String
+    /// Its output ports, full names (`feeder-1:out_1`, …), in the order of `connect`.
+    public let ports: [String]
+
+    init(process: ChildProcess, name: String, ports: [String]) {
+        self.process = process
+        self.name = name
+        self.ports = ports
+    }
+
+    /// SIGTERM (or `signal`), and the exit status; the tool exits 0 when all went well.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async throws -> ExitStatus {
+        try await process.stop(signal: signal, timeout: timeout)
     }
 }
 
@@ -65,11 +98,17 @@ public struct JackToolError: Error, CustomStringConvertible {
 /// A running `paramd-jacktool record`.
 public final class Recorder: Sendable {
     public let process: ChildProcess
+    /// The JACK client name.
+    public let name: String
+    /// Its input ports, full names (`recorder-1:in_1`, …), in the order of `connect`.
+    public let ports: [String]
     /// The raw file; the metadata is `output + ".json"`.
     public let output: String
 
-    init(process: ChildProcess, output: String) {
+    init(process: ChildProcess, name: String, ports: [String], output: String) {
         self.process = process
+        self.name = name
+        self.ports = ports
         self.output = output
     }
 
