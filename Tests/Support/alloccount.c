@@ -85,6 +85,16 @@ void *realloc(void *ptr, size_t size) {
     return __libc_realloc(ptr, size);
 }
 
+void *reallocarray(void *ptr, size_t n, size_t size) {
+    count_allocation();
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __libc_realloc(ptr, bytes);
+}
+
 void free(void *ptr) {
     count_free(ptr);
     __libc_free(ptr);
@@ -129,19 +139,33 @@ struct registration {
     void *arg;
 };
 
-/* Fixed table: a registration never allocates. Slots are never reused (a client that registers
- * more than MAX_REGISTRATIONS callbacks in its lifetime gets the last ones uncounted). */
+/* Fixed table: a registration never allocates. A callback registered again with the same
+ * function and argument (a client that reopens after its server came back) reuses its slot, whose
+ * contents are then unchanged; beyond MAX_REGISTRATIONS distinct ones, the rest go uncounted. */
 static struct registration registrations[MAX_REGISTRATIONS];
 static unsigned registration_count;
+static pthread_mutex_t registration_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct registration *new_registration(void) {
-    unsigned index = __atomic_fetch_add(&registration_count, 1, __ATOMIC_RELAXED);
-    if (index >= MAX_REGISTRATIONS) {
+static struct registration *find_or_add_registration(process_callback_t process,
+                                                     thread_callback_t thread, void *arg) {
+    pthread_mutex_lock(&registration_lock);
+    struct registration *found = NULL;
+    for (unsigned i = 0; i < registration_count && found == NULL; i++) {
+        struct registration *r = &registrations[i];
+        if (r->process == process && r->thread == thread && r->arg == arg) found = r;
+    }
+    if (found == NULL && registration_count < MAX_REGISTRATIONS) {
+        found = &registrations[registration_count++];
+        found->process = process;
+        found->thread = thread;
+        found->arg = arg;
+    }
+    pthread_mutex_unlock(&registration_lock);
+    if (found == NULL) {
         static const char message[] = "alloccount: too many process callbacks, not counting\n";
         (void)!write(2, message, sizeof message - 1);
-        return NULL;
     }
-    return &registrations[index];
+    return found;
 }
 
 static int counting_process(uint32_t nframes, void *arg) {
@@ -169,10 +193,8 @@ int jack_set_process_callback(void *client, process_callback_t callback, void *a
         (set_process_callback_t)dlsym(RTLD_NEXT, "jack_set_process_callback");
     if (real == NULL) return -1;
     if (callback == NULL) return real(client, callback, arg);
-    struct registration *r = new_registration();
+    struct registration *r = find_or_add_registration(callback, NULL, arg);
     if (r == NULL) return real(client, callback, arg);
-    r->process = callback;
-    r->arg = arg;
     __atomic_store_n(&registered, 1, __ATOMIC_RELAXED);
     start_interval_reporter();
     return real(client, counting_process, r);
@@ -182,10 +204,8 @@ int jack_set_process_thread(void *client, thread_callback_t callback, void *arg)
     set_process_thread_t real = (set_process_thread_t)dlsym(RTLD_NEXT, "jack_set_process_thread");
     if (real == NULL) return -1;
     if (callback == NULL) return real(client, callback, arg);
-    struct registration *r = new_registration();
+    struct registration *r = find_or_add_registration(NULL, callback, arg);
     if (r == NULL) return real(client, callback, arg);
-    r->thread = callback;
-    r->arg = arg;
     __atomic_store_n(&registered, 1, __ATOMIC_RELAXED);
     start_interval_reporter();
     return real(client, counting_thread, r);
