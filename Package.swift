@@ -36,7 +36,12 @@ let package = Package(
             ],
             swiftSettings: realtimeChecked),
         // Test JACK client: feeds constant signals into ports and records ports to files.
-        .executableTarget(name: "JackTool", dependencies: ["CJack"]),
+        .executableTarget(
+            name: "JackTool",
+            dependencies: [
+                "CJack",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
         .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "CLiblo"]),
     ],

@@ -1,0 +1,84 @@
+import CJack
+import Glibc
+
+/// What the feed process callback reads. Lives in raw memory, written before activation.
+struct FeedState {
+    var ports: UnsafeMutablePointer<OpaquePointer?>
+    var portCount: Int
+    var value: Float
+    /// Where the misbehaving callback keeps its last allocation, so it cannot be optimised away.
+    var scratch: UnsafeMutableRawPointer?
+}
+
+/// Writes the constant into every output port. Realtime-safe.
+@_noLocks
+func feedProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: FeedState.self)
+    let count = Int(nframes)
+    let value = state.pointee.value
+    var index = 0
+    while index < state.pointee.portCount {
+        let port = state.pointee.ports[index]
+        let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
+        if let buffer {
+            buffer.assumingMemoryBound(to: Float.self).update(repeating: value, count: count)
+        }
+        index += 1
+    }
+    return 0
+}
+
+/// The negative control for the allocation counter: feeds like `feedProcess` and also allocates
+/// and frees memory every period. Deliberately NOT realtime-safe.
+func feedProcessMisbehaving(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: FeedState.self)
+    // Store the pointer where it escapes, so the optimiser cannot pair malloc and free away.
+    let memory = malloc(Int(nframes) * MemoryLayout<Float>.size + 16)
+    state.pointee.scratch = memory
+    if let memory { memset(memory, 0, 16) }
+    free(state.pointee.scratch)
+    state.pointee.scratch = nil
+    // And a Swift heap allocation, the kind a careless callback makes (too long for a small string).
+    let text = String(repeating: "x", count: 32) + String(nframes)
+    if text.utf8.count == 0 { state.pointee.value = 0 }
+    return feedProcess(nframes, arg)
+}
+
+/// `feed`: one output per target port, each carrying `value` every period.
+func runFeed(server: String?, name: String, targets: [String], value: Float, misbehave: Bool) throws(JackToolError) -> Int32 {
+    Signals.block()
+    let client = try JackClient(name: name, server: server)
+    defer { client.close() }
+
+    let ports = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: targets.count)
+    ports.initialize(repeating: nil, count: targets.count)
+    for index in targets.indices {
+        ports[index] = try client.registerAudioPort("out_\(index + 1)", isInput: false)
+    }
+    let state = UnsafeMutablePointer<FeedState>.allocate(capacity: 1)
+    state.initialize(to: FeedState(ports: ports, portCount: targets.count, value: value, scratch: nil))
+
+    let callback: JackProcessCallback = misbehave ? feedProcessMisbehaving : feedProcess
+    jack_set_process_callback(client.handle, callback, state)
+    jack_on_shutdown(client.handle, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    try client.activate()
+    for (index, target) in targets.enumerated() {
+        try client.connect(from: JackClient.portName(ports[index]!), to: target)
+    }
+    log("\(client.name) feeding \(value) into \(targets.joined(separator: ", ")) at \(client.sampleRate) Hz, \(client.bufferSize) frames\(misbehave ? ", allocating in the process callback" : "")")
+    printNow("ready")
+
+    let reason = Signals.wait()
+    client.close()  // the callback has stopped when this returns; state may go
+    state.deinitialize(count: 1)
+    state.deallocate()
+    ports.deallocate()
+    if reason == .serverWentAway {
+        log("the JACK server went away")
+        return 1
+    }
+    return 0
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Glibc
+
+@main
+struct JackTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "paramd-jacktool",
+        abstract: "A small JACK client for testing and debugging paramd.",
+        subcommands: [Feed.self, Record.self])
+}
+
+struct ServerOptions: ParsableArguments {
+    @Option(help: "JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).")
+    var server: String?
+
+    @Option(help: "Ports to connect, comma-separated (or repeat the option).")
+    var connect: [String] = []
+}
+
+extension JackTool {
+    struct Feed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a constant into one output per port until SIGTERM/SIGINT.",
+            discussion: "Prints 'ready' on stdout once connected.")
+
+        @OptionGroup var options: ServerOptions
+        @Option(help: "JACK client name.") var name = "feeder"
+        @Option(parsing: .unconditional, help: "The constant sample value (may be negative).") var value: Float
+        @Flag(help: "Allocate and free memory in the process callback (a negative control for the allocation counter).")
+        var misbehaveAllocate = false
+
+        func run() throws {
+            let targets = splitPorts(options.connect)
+            guard !targets.isEmpty else { throw ValidationError("--connect needs at least one port") }
+            let status: Int32
+            do {
+                status = try runFeed(server: options.server, name: name, targets: targets,
+                                     value: value, misbehave: misbehaveAllocate)
+            } catch {
+                log("error: \(error)")
+                throw ExitCode(1)
+            }
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+
+    struct Record: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record one input per port until SIGTERM/SIGINT, then write FILE and FILE.json.",
+            discussion: """
+                Prints 'ready' on stdout once connected. FILE holds raw little-endian float32 \
+                samples, channels interleaved; FILE.json holds sampleRate, channels, frames, \
+                firstFrameTime and periods ([frameTime, usecs] of every recorded period).
+                """)
+
+        @OptionGroup var options: ServerOptions
+        @Option(help: "JACK client name.") var name = "recorder"
+        @Option(help: "Where to write the samples.") var output: String
+        @Option(help: "Capacity in seconds; recording stops when full.") var seconds: Double = 30
+        @Flag(help: "Write the files and exit as soon as the buffer is full.") var exitWhenFull = false
+
+        func validate() throws {
+            guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be in (0, 3600]") }
+        }
+
+        func run() throws {
+            let sources = splitPorts(options.connect)
+            guard !sources.isEmpty else { throw ValidationError("--connect needs at least one port") }
+            let status: Int32
+            do {
+                status = try runRecord(server: options.server, name: name, sources: sources,
+                                       output: output, seconds: seconds, exitWhenFull: exitWhenFull)
+            } catch {
+                log("error: \(error)")
+                throw ExitCode(1)
+            }
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct JackServerError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// A private JACK server for one test or one suite: `jackd -n <unique> -R -d dummy -r RATE -p PERIOD`.
+///
+///     try await JackServer.with(rate: 48000, period: 256) { server in
+///         let paramd = try ChildProcess(Binaries.paramd(), ["--server", server.name])
+///         …
+///     }                                   // always stopped, even when the body throws
+///
+/// or, one server for a whole suite (the tests read it from `JackServer.current`):
+///
+///     @Suite(.jackServer(rate: 48000, period: 256)) struct EndToEndTests {
+///         @Test func x() async throws { let server = try JackServer.required() … }
+///     }
+///
+/// Names are `paramd-test-<pid>-<n>`. JACK2 allows 8 servers per machine, shared with everybody
+/// else, so at most `$PARAMD_TEST_MAX_SERVERS` (default 3) run at once per test process; `start`
+/// waits for a slot. A server is stopped with SIGTERM and waited for; SIGKILL (which leaks the
+/// slot) only after a long timeout, logged, followed by a clean start and stop of the same name
+/// to take the slot back.
+public final class JackServer: Sendable, CustomStringConvertible {
+    public let name: String
+    public let sampleRate: Int
+    public let period: Int
+    public let process: ChildProcess
+    private let stopped = Mutex(false)
+
+    /// The server of the enclosing `.jackServer` trait, if any.
+    @TaskLocal public static var current: JackServer?
+
+    /// `current`, or an error saying the test needs the `.jackServer` trait.
+    public static func required() throws -> JackServer {
+        guard let server = current else {
+            throw JackServerError(description: "no JackServer.current: add .jackServer() to the test or suite")
+        }
+        return server
+    }
+
+    private static let counter = Atomic<Int>(0)
+    private static let slots = AsyncSemaphore(
+        Int(ProcessInfo.processInfo.environment["PARAMD_TEST_MAX_SERVERS"] ?? "") ?? 3)
+
+    /// A server dropped without `stop()`: its ChildProcess deinit sends SIGTERM and waits.
+    deinit {
+        if !stopped.withLock({ $0 }) { JackServer.slots.release() }
+    }
+
+    public var description: String { "jackd \(name) (\(sampleRate) Hz, \(period) frames)" }
+
+    /// The environment that points JACK clients (and paramd) at this server.
+    public var environment: [String: String] { ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"] }
+
+    private init(name: String, sampleRate: Int, period: Int, process: ChildProcess) {
+        self.name = name
+        self.sampleRate = sampleRate
+        self.period = period
+        self.process = process
+    }
+
+    /// Starts a server and waits until clients can connect (up to `timeout`).
+    public static func start(rate: Int = 48000, period: Int = 256, realtime: Bool = true,
+                             timeout: Duration = .seconds(20)) async throws -> JackServer {
+        await slots.acquire()
+        let n = counter.add(1, ordering: .relaxed).newValue
+        let server: JackServer
+        do {
+            let name = "paramd-test-\(getpid())-\(n)"
+            let process = try spawnJackd(name: name, rate: rate, period: period, realtime: realtime)
+            server = JackServer(name: name, sampleRate: rate, period: period, process: process)
+        } catch {
+            slots.release()
+            throw error
+        }
+        do {
+            try await server.waitUntilAvailable(timeout: timeout)
+        } catch {
+            try? await server.stop()  // releases the slot
+            throw error
+        }
+        return server
+    }
+
+    private static func spawnJackd(name: String, rate: Int, period: Int, realtime: Bool) throws -> ChildProcess {
+        // jackd: -R realtime, -r no realtime; -t client timeout (ms), generous for a busy 2-core box.
+        let arguments = ["-n", name, realtime ? "-R" : "-r", "-t", "2000", "-d", "dummy",
+                         "-r", String(rate), "-p", String(period)]
+        return try ChildProcess(
+            "jackd", arguments, environment: ["JACK_NO_AUDIO_RESERVATION": "1"], label: "jackd-\(name)",
+            killTimeout: .seconds(30))
+    }
+
+    /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
+    public static func with<R>(rate: Int = 48000, period: Int = 256, realtime: Bool = true,
+                               _ body: (JackServer) async throws -> R) async throws -> R {
+        let server = try await start(rate: rate, period: period, realtime: realtime)
+        let result: R
+        do {
+            result = try await body(server)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+        return result
+    }
+
+    /// True when `jack_lsp -s NAME` can connect.
+    public func isAvailable() async -> Bool { await JackServer.isAvailable(name: name) }
+
+    private static func isAvailable(name: String) async -> Bool {
+        guard let probe = try? ChildProcess("jack_lsp", ["-s", name], environment: ["JACK_NO_START_SERVER": "1"], label: "jack_lsp")
+        else { return false }
+        return (try? await probe.waitForExit(timeout: .seconds(10))) == .exited(0)
+    }
+
+    private func waitUntilAvailable(timeout: Duration) async throws {
+        try await JackServer.waitUntilAvailable(name: name, process: process, timeout: timeout)
+    }
+
+    private static func waitUntilAvailable(name: String, process: ChildProcess, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let status = process.exitStatus {
+                throw JackServerError(description: "jackd \(name) exited (\(status)) while starting\n\(process.outputSummary())")
+            }
+            if await isAvailable(name: name) { return }
+            if ContinuousClock.now >= deadline {
+                throw JackServerError(description: "jackd \(name) did not answer within \(timeout)\n\(process.outputSummary())")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The server's ports (`jack_lsp -s NAME`).
+    public func ports() async throws -> [String] {
+        try await jackLsp([]).split(separator: "\n").map(String.init)
+    }
+
+    /// Every connection, as `[port: [connected ports]]` (`jack_lsp -c`).
+    public func connections() async throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        var current: String?
+        for line in try await jackLsp(["-c"]).split(separator: "\n") {
+            if line.hasPrefix("   ") {
+                if let port = current { result[port, default: []].append(line.trimmingCharacters(in: .whitespaces)) }
+            } else {
+                current = String(line)
+                result[String(line)] = result[String(line)] ?? []
+            }
+        }
+        return result
+    }
+
+    private func jackLsp(_ arguments: [String]) async throws -> String {
+        let lsp = try ChildProcess("jack_lsp", ["-s", name] + arguments, environment: environment, label: "jack_lsp")
+        let status = try await lsp.waitForExit(timeout: .seconds(10))
+        guard status == .exited(0) else {
+            throw JackServerError(description: "jack_lsp -s \(name) failed (\(status))\n\(lsp.outputSummary())")
+        }
+        return lsp.standardOutput
+    }
+
+    /// Stops the server: SIGTERM, then waits for it to exit. Idempotent.
+    public func stop() async throws {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        defer { JackServer.slots.release() }
+        try await stopProcess()
+    }
+
+    private func stopProcess() async throws {
+        do {
+            let status = try await process.stop(signal: SIGTERM, timeout: .seconds(30))
+            if status != .exited(0) && status != .signaled(SIGTERM) {
+                TestLog.write("\(self) ended with \(status) on SIGTERM")
+            }
+        } catch {
+            // process.stop has sent SIGKILL: the slot is lost until this name starts and stops cleanly.
+            TestLog.write("\(self) did not stop on SIGTERM within 30 s and was killed; reclaiming its slot")
+            if let again = try? JackServer.spawnJackd(name: name, rate: sampleRate, period: period, realtime: true) {
+                try? await JackServer.waitUntilAvailable(name: name, process: again, timeout: .seconds(20))
+                _ = try? await again.stop(signal: SIGTERM, timeout: .seconds(30))
+            }
+            throw JackServerError(description: "\(self) did not stop on SIGTERM\n\(process.outputSummary())")
+        }
+    }
+}
+
+/// A counting semaphore for async code (FIFO).
+final class AsyncSemaphore: Sendable {
+    private struct State {
+        var available: Int
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state: Mutex<State>
+
+    init(_ count: Int) { state = Mutex(State(available: max(1, count))) }
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.available > 0 {
+                    state.available -= 1
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.available += 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+}
+
+/// `.jackServer(rate:period:)`: one private JACK server for the test or suite it is applied to,
+/// available as `JackServer.current` (or `try JackServer.required()`), stopped afterwards.
+public struct JackServerTrait: SuiteTrait, TestTrait, TestScoping {
+    public var rate: Int
+    public var period: Int
+    public var isRecursive: Bool { false }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        try await JackServer.with(rate: rate, period: period) { server in
+            try await JackServer.$current.withValue(server) { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == JackServerTrait {
+    public static func jackServer(rate: Int = 48000, period: Int = 256) -> JackServerTrait {
+        JackServerTrait(rate: rate, period: period)
+    }
+}

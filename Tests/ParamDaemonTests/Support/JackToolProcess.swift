@@ -1,0 +1,192 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts `paramd-jacktool` clients for end-to-end tests.
+///
+///     let feeder = try await JackTool.feed(server: server, connect: ["paramd:in_1", "paramd:in_2"], value: 0.5)
+///     let recorder = try await JackTool.record(server: server, connect: ["paramd:out_1", "paramd:out_2"])
+///     …
+///     let recording = try await recorder.stop()     // [[Float]] per channel + metadata
+///     try await feeder.stop()
+///
+/// Client names default to `feeder-<n>` / `recorder-<n>`, unique in the test process, so tests
+/// sharing a server do not collide (the tool refuses a taken name rather than being renamed).
+/// Feed and record from two separate clients (as here): one client doing both makes a loop in the
+/// JACK graph, and JACK then delays one direction by a period.
+public enum JackTool {
+    private static let counter = Atomic<Int>(0)
+
+    static func uniqueName(_ base: String) -> String {
+        "\(base)-\(counter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// `paramd-jacktool feed`: one output per port in `connect`, each carrying `value`; returns once
+    /// the tool has printed `ready` (its ports are connected).
+    public static func feed(server: JackServer, name: String? = nil, connect: [String], value: Float,
+                            misbehaveAllocate: Bool = false,
+                            environment: [String: String] = [:]) async throws -> Feeder {
+        try await feed(serverName: server.name, name: name, connect: connect, value: value,
+                       misbehaveAllocate: misbehaveAllocate, environment: environment)
+    }
+
+    public static func feed(serverName: String, name: String? = nil, connect: [String], value: Float,
+                            misbehaveAllocate: Bool = false,
+                            environment: [String: String] = [:]) async throws -> Feeder {
+        let name = name ?? uniqueName("feeder")
+        var arguments = ["feed", "--server", serverName, "--name", name,
+                         "--connect", connect.joined(separator: ","), "--value=\(value)"]
+        if misbehaveAllocate { arguments.append("--misbehave-allocate") }
+        let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
+        try await process.waitForLine(containing: "ready", on: .stdout)
+        return Feeder(process: process, name: name, ports: connect.indices.map { "\(name):out_\($0 + 1)" })
+    }
+
+    /// `paramd-jacktool record`: one input per port in `connect`, recording up to `seconds`;
+    /// returns once the tool has printed `ready`.
+    public static func record(server: JackServer, name: String? = nil, connect: [String],
+                              seconds: Double = 30, exitWhenFull: Bool = false,
+                              environment: [String: String] = [:]) async throws -> Recorder {
+        try await record(serverName: server.name, name: name, connect: connect, seconds: seconds,
+                         exitWhenFull: exitWhenFull, environment: environment)
+    }
+
+    public static func record(serverName: String, name: String? = nil, connect: [String],
+                              seconds: Double = 30, exitWhenFull: Bool = false,
+                              environment: [String: String] = [:]) async throws -> Recorder {
+        let name = name ?? uniqueName("recorder")
+        let output = TestDirectory.file("recording-\(name)") + ".raw"
+        var arguments = ["record", "--server", serverName, "--name", name,
+                         "--connect", connect.joined(separator: ","), "--output", output,
+                         "--seconds", String(seconds)]
+        if exitWhenFull { arguments.append("--exit-when-full") }
+        let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
+        try await process.waitForLine(containing: "ready", on: .stdout)
+        return Recorder(process: process, name: name, ports: connect.indices.map { "\(name):in_\($0 + 1)" },
+                        output: output)
+    }
+}
+
+/// A running `paramd-jacktool feed`.
+public final class Feeder: Sendable {
+    public let process: ChildProcess
+    /// The JACK client name.
+    public let name: String
+    /// Its output ports, full names (`feeder-1:out_1`, …), in the order of `connect`.
+    public let ports: [String]
+
+    init(process: ChildProcess, name: String, ports: [String]) {
+        self.process = process
+        self.name = name
+        self.ports = ports
+    }
+
+    /// SIGTERM (or `signal`), and the exit status; the tool exits 0 when all went well.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async throws -> ExitStatus {
+        try await process.stop(signal: signal, timeout: timeout)
+    }
+}
+
+public struct JackToolError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// A running `paramd-jacktool record`.
+public final class Recorder: Sendable {
+    public let process: ChildProcess
+    /// The JACK client name.
+    public let name: String
+    /// Its input ports, full names (`recorder-1:in_1`, …), in the order of `connect`.
+    public let ports: [String]
+    /// The raw file; the metadata is `output + ".json"`.
+    public let output: String
+
+    init(process: ChildProcess, name: String, ports: [String], output: String) {
+        self.process = process
+        self.name = name
+        self.ports = ports
+        self.output = output
+    }
+
+    /// SIGTERM, wait for the files, load them.
+    public func stop(timeout: Duration = .seconds(20)) async throws -> Recording {
+        let status = try await process.stop(signal: SIGTERM, timeout: timeout)
+        return try load(status)
+    }
+
+    /// For `exitWhenFull`: waits until the tool has filled its buffer and exited, then loads.
+    public func waitUntilFull(timeout: Duration = .seconds(60)) async throws -> Recording {
+        try load(try await process.waitForExit(timeout: timeout))
+    }
+
+    private func load(_ status: ExitStatus) throws -> Recording {
+        guard status == .exited(0) else {
+            throw JackToolError(description: "paramd-jacktool record ended with \(status)\n\(process.outputSummary())")
+        }
+        return try Recording.load(output)
+    }
+}
+
+/// `FILE.json` as written by `paramd-jacktool record`.
+public struct RecordingMetadata: Codable, Sendable, Equatable {
+    public var sampleRate: Int
+    public var channels: Int
+    public var frames: Int
+    /// JACK frame time of the first recorded frame (`jack_last_frame_time`); nil if nothing was recorded.
+    public var firstFrameTime: UInt32?
+    /// The server's buffer size when recording started.
+    public var bufferSize: Int?
+    /// Xruns the recorder was told about.
+    public var xruns: Int?
+    /// `[frameTime, usecs]` of every recorded period: `jack_last_frame_time` and
+    /// `jack_get_cycle_times`' current_usecs (CLOCK_MONOTONIC microseconds). Caveat: JACK2 reads
+    /// these from the engine's current timer, so a callback that runs late on a loaded machine can
+    /// stamp its period with the next cycle's time (seen here: one stamp a period ahead, the next
+    /// repeating it). Check `xruns` and contiguity before relying on exact frame positions.
+    public var periods: [[UInt64]]
+}
+
+/// A loaded recording: samples per channel and the metadata.
+public struct Recording: Sendable {
+    public var channels: [[Float]]
+    public var metadata: RecordingMetadata
+
+    public var sampleRate: Int { metadata.sampleRate }
+    public var frames: Int { metadata.frames }
+
+    /// Reads `path` (raw little-endian float32, interleaved) and `path.json`.
+    public static func load(_ path: String) throws -> Recording {
+        let json = try Data(contentsOf: URL(fileURLWithPath: path + ".json"))
+        let metadata = try JSONDecoder().decode(RecordingMetadata.self, from: json)
+        let raw = try Data(contentsOf: URL(fileURLWithPath: path))
+        let count = metadata.channels > 0 ? metadata.channels : 1
+        guard raw.count == metadata.frames * count * 4 else {
+            throw JackToolError(description: "\(path): \(raw.count) bytes, expected \(metadata.frames) frames × \(count) channels × 4")
+        }
+        var channels = [[Float]](repeating: [], count: metadata.channels)
+        for channel in channels.indices { channels[channel].reserveCapacity(metadata.frames) }
+        raw.withUnsafeBytes { bytes in
+            for frame in 0..<metadata.frames {
+                for channel in 0..<metadata.channels {
+                    let bits = bytes.loadUnaligned(fromByteOffset: (frame * count + channel) * 4, as: UInt32.self)
+                    channels[channel].append(Float(bitPattern: UInt32(littleEndian: bits)))
+                }
+            }
+        }
+        return Recording(channels: channels, metadata: metadata)
+    }
+
+    /// The JACK frame time of sample `index`, assuming recorded periods are contiguous and all
+    /// `bufferSize` long (true without xruns or buffer-size changes): the period's frame time plus
+    /// the offset in it.
+    public func frameTime(ofSample index: Int) -> UInt64? {
+        guard let size = metadata.bufferSize, size > 0 else { return nil }
+        let period = index / size
+        guard period < metadata.periods.count else { return nil }
+        return metadata.periods[period][0] + UInt64(index % size)
+    }
+}
