@@ -1,0 +1,104 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A running `paramd` on a test JACK server, with its OSC port.
+struct ParamdProcess {
+    let process: ChildProcess
+    let port: UInt16
+    let name: String
+
+    static func start(server: JackServer, name: String = "paramd", arguments: [String] = [],
+                      environment: [String: String] = [:]) async throws -> ParamdProcess {
+        let port = try freeUDPPort()
+        let process = try ChildProcess(
+            try Binaries.paramd(),
+            ["--server", server.name, "--name", name, "--port", "\(port)"] + arguments,
+            environment: environment, label: name)
+        try await process.waitForLine(containing: "ready:", on: .stderr)
+        return ParamdProcess(process: process, port: port, name: name)
+    }
+
+    /// SIGTERM and wait; paramd exits 0 on SIGTERM.
+    @discardableResult
+    func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM) }
+}
+
+/// Runs liblo's `oscsend` (the real command a user types) and waits for it.
+func oscsend(_ port: UInt16, _ address: String, _ types: String, _ values: String...) async throws {
+    let sender = try ChildProcess("/usr/bin/oscsend", ["localhost", "\(port)", address, types] + values, label: "oscsend")
+    let status = try await sender.waitForExit(timeout: .seconds(10))
+    #expect(status == .exited(0), "oscsend \(address) \(types) \(values): \(sender.outputSummary())")
+}
+
+/// Our own OSC client over UDP: ParamCore's encoder out, its decoder in.
+struct OSCClient {
+    let socket: UDPSocket
+    let port: UInt16
+
+    init(port: UInt16, family: UDPSocket.Family = .ipv4) throws {
+        socket = try UDPSocket(family)
+        self.port = port
+    }
+
+    func send(_ address: String, _ arguments: [OSCArgument] = []) throws {
+        try socket.send(OSCMessage(address, arguments).encoded(), toPort: port)
+    }
+
+    func send(_ packet: OSCPacket) throws {
+        try socket.send(packet.encoded(), toPort: port)
+    }
+
+    /// The next message, or nil after `timeout`.
+    func receive(timeout: Duration = .seconds(2)) async -> OSCMessage? {
+        guard let bytes = await socket.receive(timeout: timeout) else { return nil }
+        guard case .message(let m)? = try? OSCPacket.decode(bytes) else { return nil }
+        return m
+    }
+
+    /// Messages until `address` arrives (included), or nil on timeout.
+    func receive(until address: String, timeout: Duration = .seconds(5)) async -> [OSCMessage]? {
+        var all: [OSCMessage] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let m = await receive(timeout: deadline - ContinuousClock.now) else { return nil }
+            all.append(m)
+            if m.address == address { return all }
+        }
+        return nil
+    }
+
+    func request(_ address: String, _ arguments: [OSCArgument] = [], reply: String) async throws -> OSCMessage? {
+        try send(address, arguments)
+        return await receive(until: reply)?.last
+    }
+}
+
+extension OSCMessage {
+    var firstFloat: Float? {
+        if case .float32(let v)? = arguments.first { v } else { nil }
+    }
+}
+
+/// The `default` curve, cubic-bezier(0.25, 0.1, 0.25, 1), solved for x(t) = progress by
+/// bisection to full double precision: independent of the engine's Newton solver.
+func referenceDefaultCurve(_ progress: Double) -> Double {
+    let (x1, y1, x2, y2) = (0.25, 0.1, 0.25, 1.0)
+    func bezier(_ t: Double, _ a: Double, _ b: Double) -> Double {
+        let u = 1 - t
+        return 3 * u * u * t * a + 3 * u * t * t * b + t * t * t
+    }
+    if progress <= 0 { return 0 }
+    if progress >= 1 { return 1 }
+    var lo = 0.0, hi = 1.0
+    for _ in 0..<200 {
+        let mid = (lo + hi) / 2
+        if bezier(mid, x1, x2) < progress { lo = mid } else { hi = mid }
+        if hi - lo < 1e-17 { break }
+    }
+    return bezier((lo + hi) / 2, y1, y2)
+}

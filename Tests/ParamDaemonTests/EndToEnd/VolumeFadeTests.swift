@@ -1,0 +1,75 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The first whole path: a real JACK server, the built paramd, two test clients (one feeds
+/// DC 1.0 into in_1, another records out_1, so out_1 equals volume sample by sample), and the
+/// real `oscsend`.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct VolumeFadeTests {
+    @Test func oscsendVolumeZeroFadesAlongTheDefaultCurveOverAQuarterSecond() async throws {
+        let server = try JackServer.required()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-fade")
+        let feeder = try await JackTool.feed(server: server, name: "feeder-fade", connect: ["paramd-fade:in_1"], value: 1)
+        let recorder = try await JackTool.record(server: server, name: "rec-fade", connect: ["paramd-fade:out_1"], seconds: 10)
+        try await Task.sleep(for: .milliseconds(300))
+        try await oscsend(paramd.port, "/volume", "f", "0.0")
+        try await Task.sleep(for: .milliseconds(600))
+        let recording = try await recorder.stop()
+        try await feeder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+
+        let out = recording.channels[0]
+        // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first
+        // sample below 1 after a run of 1s.
+        guard let first = (1..<out.count).first(where: { out[$0 - 1] == 1 && out[$0] < 1 && out[$0] > 0.99 }) else {
+            Issue.record("no fade found in \(out.count) recorded frames")
+            return
+        }
+        let s = first - 1
+        let n = 12000  // 0.25 s at 48 kHz
+        #expect(out.count > s + n + 1000, "recording too short")
+        var worst = 0.0
+        for k in 0...(n + 1000) where s + k < out.count {
+            let expected = k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
+            worst = max(worst, abs(Double(out[s + k]) - expected))
+        }
+        #expect(worst < 2e-5, "worst difference from the default curve: \(worst)")
+        // Against the independent reference values too, where k/N lands on a listed progress.
+        for row in try ReferenceCurves.rows(named: "default") {
+            let k = row.progress * Double(n)
+            guard k == k.rounded(), s + Int(k) < out.count else { continue }
+            #expect(abs(Double(out[s + Int(k)]) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
+        }
+        #expect(out[(s + n)...].prefix(1000).allSatisfy { $0 == 0 }, "silent from s + N on")
+    }
+}
+
+/// `../shared/reference/curves.csv`, read as `curve,progress,value`.
+enum ReferenceCurves {
+    struct Row { let progress: Double; let value: Double }
+
+    static var directory: URL {
+        if let d = ProcessInfo.processInfo.environment["PARAMD_REFERENCE_DIR"] { return URL(fileURLWithPath: d) }
+        var url = URL(fileURLWithPath: #filePath)
+        while url.pathComponents.count > 1 && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.deletingLastPathComponent().appendingPathComponent("shared/reference")
+    }
+
+    static func rows(named curve: String) throws -> [Row] {
+        let text = try String(contentsOf: directory.appendingPathComponent("curves.csv"), encoding: .utf8)
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            // Names with commas are quoted: split from the right.
+            let parts = line.split(separator: ",")
+            guard parts.count >= 3, let p = Double(parts[parts.count - 2]), let v = Double(parts[parts.count - 1]) else { return nil }
+            let name = parts.dropLast(2).joined(separator: ",").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return name == curve ? Row(progress: p, value: v) : nil
+        }
+    }
+}
