@@ -36,7 +36,7 @@ struct ReachTests {
         let connections = try await server.connections()
         #expect(connections["paramd-ports:out_1"]?.contains("system:playback_1") == true, "\(connections)")
         #expect(connections["paramd-ports:out_2"]?.contains("system:playback_2") == true, "\(connections)")
-        let property = try ChildProcess("/usr/bin/jack_property", ["-p", "paramd-ports:out_1", "http://jackaudio.org/metadata/pretty-name"],
+        let property = try ChildProcess("/usr/bin/jack_property", ["--port", "-l", "paramd-ports:out_1", "http://jackaudio.org/metadata/pretty-name"],
                                         environment: ["JACK_DEFAULT_SERVER": server.name], label: "jack_property")
         _ = try await property.waitForExit()
         #expect(property.standardOutput.contains("paramd output 1"), "\(property.outputSummary())")

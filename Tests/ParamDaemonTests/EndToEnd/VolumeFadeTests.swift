@@ -38,6 +38,7 @@ struct VolumeFadeTests {
             let expected = k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
             worst = max(worst, abs(Double(out[s + k]) - expected))
         }
+        TestLog.write("volume fade: worst difference from the default curve over \(n + 1000) frames: \(worst)")
         #expect(worst < 2e-5, "worst difference from the default curve: \(worst)")
         // Against the independent reference values too, where k/N lands on a listed progress.
         for row in try ReferenceCurves.rows(named: "default") {
