@@ -14,6 +14,7 @@ final class Daemon {
     /// copies of the renderer's handles taken before activation, so the control thread never
     /// reads the renderer itself.
     let commands: SPSCRing<TimedCommand>
+    let targetUpdates: SPSCRing<TargetUpdate>
     let snapshot: AtomicCells
     let renderCounters: AtomicCells
     let startTime = monotonicSeconds()
@@ -53,6 +54,7 @@ final class Daemon {
         jack = try JackClient(name: options.name, server: server) { rate in Renderer(sampleRate: rate) }
         let renderer = jack.renderer
         commands = renderer.commands
+        targetUpdates = renderer.updates
         snapshot = renderer.snapshot
         renderCounters = renderer.counters
         publisher = Publisher(events: renderer.events, maxSubscribers: options.maxSubscribers,
@@ -61,6 +63,7 @@ final class Daemon {
 
     func run() throws -> Int32 {
         publisher.start()
+        jack.measureClockOffset()
         try jack.activate()
         connect()
         let listening = sockets.map(\.address.description).joined(separator: " and ")
@@ -71,9 +74,15 @@ final class Daemon {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
         defer { buffer.deallocate() }
         var serverGoneLogged = false
+        var lastClockMeasurement = monotonicSeconds()
 
         while true {
-            let ready = poll(&fds, nfds_t(fds.count), 200)
+            let ready = poll(&fds, nfds_t(fds.count), 100)
+            adoptTargetUpdates()
+            if monotonicSeconds() - lastClockMeasurement >= 0.5 {
+                lastClockMeasurement = monotonicSeconds()
+                jack.measureClockOffset()
+            }
             if ready < 0 && errno != EINTR { throw OSCError(operation: "poll", code: errno) }
             if fds.last!.revents & Int16(POLLIN) != 0 {
                 var signal: Int32 = 0
@@ -131,18 +140,30 @@ final class Daemon {
         }
         // A packet is one transaction: its commands reach the audio thread together, so all
         // messages of a bundle start on the same frame.
+        adoptTargetUpdates()
         var transaction: [TimedCommand] = []
         let saved = controller
-        handle(packet, from: sender, on: socket, into: &transaction)
+        handle(packet, start: .immediately, from: sender, on: socket, into: &transaction)
         guard !transaction.isEmpty else { return }
-        let fitted = transaction.withUnsafeBufferPointer { commands.push(all: $0) }
-        if !fitted {
+        // Everything in the ring may end up waiting in the audio side's schedule: refuse what
+        // could not fit there rather than let the audio thread drop it.
+        let waiting = commands.count + Int(renderCounters.load(RenderCounter.scheduled.rawValue))
+        let fits = waiting + transaction.count <= Renderer.scheduleCapacity
+        let pushed = fits && transaction.withUnsafeBufferPointer { commands.push(all: $0) }
+        if !pushed {
             controller = saved
             dropped += 1
             errors += 1
-            reply(OSCMessage("/error", [.string(firstAddress(packet)), .string("command queue full; not applied")]), to: sender, on: socket)
-            logRateLimited("command queue full; packet dropped", ["from": "\(sender)"])
+            let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
+            reply(OSCMessage("/error", [.string(firstAddress(packet)), .string(reason)]), to: sender, on: socket)
+            logRateLimited("\(reason); packet dropped", ["from": "\(sender)"])
         }
+    }
+
+    /// Takes the targets the audio side moved itself (stops, animations resting away from
+    /// their target) into the controller's model.
+    private func adoptTargetUpdates() {
+        while let update = targetUpdates.pop() { controller.apply(update) }
     }
 
     private func firstAddress(_ packet: OSCPacket) -> String {
@@ -152,16 +173,19 @@ final class Daemon {
         }
     }
 
-    private func handle(_ packet: OSCPacket, from sender: SocketAddress, on socket: UDPSocket, into transaction: inout [TimedCommand]) {
+    /// A bundle's time tag applies to everything in it; a nested bundle's own tag (if not
+    /// "immediately") applies within it (SPEC §4.6).
+    private func handle(_ packet: OSCPacket, start: StartTime, from sender: SocketAddress, on socket: UDPSocket, into transaction: inout [TimedCommand]) {
         switch packet {
         case .message(let message):
-            handle(message, from: sender, on: socket, into: &transaction)
-        case .bundle(_, let elements):
-            for element in elements { handle(element, from: sender, on: socket, into: &transaction) }
+            handle(message, start: start, from: sender, on: socket, into: &transaction)
+        case .bundle(let tag, let elements):
+            let inner: StartTime = tag == OSCTimeTag.immediately ? start : .at(tag)
+            for element in elements { handle(element, start: inner, from: sender, on: socket, into: &transaction) }
         }
     }
 
-    private func handle(_ message: OSCMessage, from sender: SocketAddress, on socket: UDPSocket, into transaction: inout [TimedCommand]) {
+    private func handle(_ message: OSCMessage, start: StartTime, from sender: SocketAddress, on socket: UDPSocket, into transaction: inout [TimedCommand]) {
         guard let route = RouteTable.route(for: message.address) else {
             refuse(message, "unknown address", from: sender, on: socket)
             return
@@ -174,7 +198,7 @@ final class Daemon {
         case .unsubscribe:
             unsubscribe(message, from: sender, on: socket)
         default:
-            let result = controller.handle(message, route: route) { p in self.snapshot.loadDouble(2 * Int(p.rawValue)) }
+            let result = controller.handle(message, route: route, start: start) { p in self.snapshot.loadDouble(2 * Int(p.rawValue)) }
             for r in result.replies { reply(r, to: sender, on: socket) }
             if let reason = result.error {
                 errors += 1

@@ -26,6 +26,9 @@ public struct Controller: Sendable {
     public private(set) var defaults: [DefaultAction]
     /// Reference tuning for `/note`, 400…480 Hz.
     public private(set) var a4: Double = 440
+    /// Per parameter, the serial of the last command that set its target.
+    private var serials: [UInt32]
+    private var nextSerial: UInt32 = 1
 
     public static let maximumSeconds: Double = 24 * 3600
     public static let a4Range: ClosedRange<Double> = 400...480
@@ -34,35 +37,59 @@ public struct Controller: Sendable {
                 defaults: (ParameterID) -> DefaultAction = { _ in .standard }) {
         targets = ParameterID.allCases.map { $0.clamp(initial($0)) }
         self.defaults = ParameterID.allCases.map(defaults)
+        serials = Array(repeating: 0, count: ParameterID.count)
     }
 
     public func target(_ p: ParameterID) -> Double { targets[Int(p.rawValue)] }
     public func defaultAction(_ p: ParameterID) -> DefaultAction { defaults[Int(p.rawValue)] }
 
-    /// Control thread. Handles a parameter route (everything but subscriptions and `/ping`,
-    /// which the daemon owns). `sounding` reads the value sounding now.
-    public mutating func handle(_ message: OSCMessage, route: Route,
+    /// Control thread. The audio side moved a target itself (a stop, or an animation that
+    /// rests away from its target); adopt it unless a newer command has set the target since.
+    public mutating func apply(_ update: TargetUpdate) {
+        let k = Int(update.parameter.rawValue)
+        if serials[k] == update.serial { targets[k] = update.value }
+    }
+
+    /// Control thread. Handles a parameter route (everything but subscriptions, queries and
+    /// `/ping`, which the daemon owns). `start` is the time of the bundle the message came in
+    /// (`.immediately` outside a bundle). `sounding` reads the value sounding now.
+    public mutating func handle(_ message: OSCMessage, route: Route, start: StartTime = .immediately,
                                 sounding: (ParameterID) -> Double) -> ControlResult {
         var result = ControlResult()
+        let saved = self
         do throws(ControlError) {
             switch route.action {
             case .animate(let p):
-                let spec = try animation(for: p, message.arguments, address: message.address,
-                                         value: { $0 }, domain: p.defaultDomain, result: &result)
-                commit(p, spec, &result)
+                let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
+                                                  value: { $0 }, domain: p.defaultDomain, result: &result)
+                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
             case .note:
                 let p = ParameterID.frequency
                 let a4 = self.a4
-                let spec = try animation(for: p, message.arguments, address: message.address,
-                                         value: { note in a4 * Math.pow(2, (note - 69) / 12) },
-                                         domain: .log, result: &result)
-                commit(p, spec, &result)
+                let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
+                                                  value: { note in a4 * Math.pow(2, (note - 69) / 12) },
+                                                  domain: .log, result: &result)
+                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
             case .volumeDecibels:
                 let p = ParameterID.volume
-                let spec = try animation(for: p, message.arguments, address: message.address,
-                                         value: Self.gain(decibels:), domain: .db,
-                                         allowsNegativeInfinity: true, result: &result)
-                commit(p, spec, &result)
+                let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
+                                                  value: Self.gain(decibels:), domain: .db,
+                                                  allowsNegativeInfinity: true, result: &result)
+                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
+            case .keyframes(let p):
+                let (spec, delay) = try keyframes(for: p, message.arguments, address: message.address, result: &result)
+                commit(p, .keyframes(p, spec), target: spec.values[spec.count - 1], start: start, delay: delay, &result)
+            case .stop(let p):
+                guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
+                // The audio side reports the exact frozen value; until then, the last sounded.
+                commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
+            case .stopAll:
+                guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
+                for p in ParameterID.allCases {
+                    commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
+                }
+            case .setDefault(let p):
+                defaults[Int(p.rawValue)] = try defaultAction(for: p, message.arguments)
             case .a4:
                 guard message.arguments.count == 1, let hz = message.arguments[0].numericValue else {
                     throw ControlError("expects one number: the tuning of A4 in Hz")
@@ -77,10 +104,11 @@ public struct Controller: Sendable {
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 result.replies.append(OSCMessage("/\(p.name)", [.float32(Float(sounding(p)))]))
                 result.replies.append(OSCMessage("/\(p.name)/target", [.float32(Float(target(p)))]))
-            case .subscribe, .unsubscribe, .ping:
+            default:
                 throw ControlError("not a parameter route")
             }
         } catch {
+            self = saved
             result.commands = []
             result.error = error.reason
             result.replies.append(OSCMessage("/error", [.string(message.address), .string(error.reason)]))
@@ -88,9 +116,14 @@ public struct Controller: Sendable {
         return result
     }
 
-    private mutating func commit(_ p: ParameterID, _ spec: AnimationSpec, _ result: inout ControlResult) {
-        targets[Int(p.rawValue)] = spec.target
-        result.commands.append(TimedCommand(.animate(p, spec)))
+    private mutating func commit(_ p: ParameterID, _ command: Command, target: Double, start: StartTime,
+                                 delay: Double, _ result: inout ControlResult) {
+        let serial = nextSerial
+        nextSerial &+= 1
+        if nextSerial == 0 { nextSerial = 1 }
+        targets[Int(p.rawValue)] = target
+        serials[Int(p.rawValue)] = serial
+        result.commands.append(TimedCommand(command, start: start, delaySeconds: delay, serial: serial))
     }
 
     private func warning(_ address: String, _ text: String) -> OSCMessage {
@@ -105,12 +138,48 @@ public struct Controller: Sendable {
     /// The option names of SPEC §4.1. A string in curve position that is one of these starts
     /// the options instead.
     static let optionNames: Set<String> = ["delay", "repeat", "autoreverse", "from", "velocity", "domain", "mode", "id"]
+    static let keyframeWords: Set<String> = ["times", "curves", "calc", "repeat", "autoreverse", "delay", "id"]
 
-    /// Parses `value [duration [curve]] [option value]…` into a validated, clamped spec.
+    private static func seconds(_ arg: OSCArgument, _ what: String) throws(ControlError) -> Double {
+        guard let s = arg.numericValue, s.isFinite, s >= 0 else {
+            throw ControlError("\(what) must be a finite number of seconds ≥ 0")
+        }
+        guard s <= maximumSeconds else { throw ControlError("\(what) \(s) s is over 24 hours") }
+        return s
+    }
+
+    private static func curve(_ text: String) throws(ControlError) -> TimingCurve {
+        do { return try TimingCurve.parse(text) } catch { throw ControlError(error.description) }
+    }
+
+    /// `repeat`: a count > 0, fractional allowed; `inf` or ≥ 1e9 repeats forever.
+    private static func repeatCount(_ arg: OSCArgument) throws(ControlError) -> Double {
+        if let s = arg.stringValue {
+            guard s == "inf" || s == "infinity" else { throw ControlError("'repeat' takes a count > 0 or inf") }
+            return .infinity
+        }
+        guard let n = arg.numericValue, !n.isNaN, n > 0 else { throw ControlError("'repeat' takes a count > 0 or inf") }
+        return n >= 1e9 ? .infinity : n
+    }
+
+    private static func flag(_ arg: OSCArgument, _ name: String) throws(ControlError) -> Bool {
+        guard let b = arg.boolValue else { throw ControlError("'\(name)' takes 0 or 1") }
+        return b
+    }
+
+    private static func tag(_ arg: OSCArgument) throws(ControlError) -> Int32 {
+        guard let x = arg.numericValue, x.isFinite, x == x.rounded(), abs(x) <= Double(Int32.max) else {
+            throw ControlError("'id' needs an integer")
+        }
+        return Int32(x)
+    }
+
+    /// Parses `value [duration [curve]] [option value]…` into a validated, clamped spec and
+    /// its delay.
     private func animation(for p: ParameterID, _ args: [OSCArgument], address: String,
                            value toValue: (Double) -> Double, domain: ValueDomain,
                            allowsNegativeInfinity: Bool = false,
-                           result: inout ControlResult) throws(ControlError) -> AnimationSpec {
+                           result: inout ControlResult) throws(ControlError) -> (AnimationSpec, Double) {
         guard let first = args.first else { throw ControlError("expects a value") }
         guard let raw = first.numericValue else { throw ControlError("the value must be a number") }
         guard raw.isFinite || (allowsNegativeInfinity && raw == -.infinity) else {
@@ -128,18 +197,13 @@ public struct Controller: Sendable {
 
         let action = defaultAction(p)
         var spec = AnimationSpec(target: target, seconds: action.seconds, curve: action.curve, domain: domain)
+        var delay = 0.0
         var i = 1
-        if i < args.count, let seconds = args[i].numericValue {
-            guard seconds.isFinite, seconds >= 0 else { throw ControlError("the duration must be a finite number of seconds ≥ 0") }
-            guard seconds <= Self.maximumSeconds else { throw ControlError("the duration \(seconds) s is over 24 hours") }
-            spec.seconds = seconds
+        if i < args.count, args[i].numericValue != nil {
+            spec.seconds = try Self.seconds(args[i], "the duration")
             i += 1
             if i < args.count, let name = args[i].stringValue, !Self.optionNames.contains(name) {
-                do {
-                    spec.curve = try TimingCurve.parse(name)
-                } catch {
-                    throw ControlError(error.description)
-                }
+                spec.curve = try Self.curve(name)
                 i += 1
             }
         }
@@ -154,7 +218,9 @@ public struct Controller: Sendable {
             let v = args[i + 1]
             switch name {
             case "from":
-                guard let x = v.numericValue, x.isFinite else { throw ControlError("'from' needs a finite number") }
+                guard let x = v.numericValue, x.isFinite || (allowsNegativeInfinity && x == -.infinity) else {
+                    throw ControlError("'from' needs a finite number")
+                }
                 let y = toValue(x)
                 guard y.isFinite else { throw ControlError("'from' maps outside any usable range") }
                 spec.from = p.clamp(y)
@@ -167,18 +233,119 @@ public struct Controller: Sendable {
                 }
                 spec.domain = d
             case "id":
-                guard let x = v.numericValue, x.isFinite, x == x.rounded(), abs(x) <= Double(Int32.max) else {
-                    throw ControlError("'id' needs an integer")
-                }
-                spec.tag = Int32(x)
+                spec.tag = try Self.tag(v)
                 spec.hasTag = true
-            case "delay", "repeat", "autoreverse", "mode":
-                throw ControlError("option '\(name)' is not supported yet")
+            case "delay":
+                delay = try Self.seconds(v, "'delay'")
+            case "repeat":
+                spec.repeatCount = try Self.repeatCount(v)
+            case "autoreverse":
+                spec.autoreverses = try Self.flag(v, "autoreverse")
+            case "mode":
+                guard let s = v.stringValue, s == "current" || s == "additive" else {
+                    throw ControlError("'mode' is current or additive")
+                }
+                spec.additive = s == "additive"
             default:
                 throw ControlError("unknown option '\(name)'")
             }
             i += 2
         }
-        return spec
+        return (spec, delay)
+    }
+
+    /// Parses SPEC §4.3's keyframe message.
+    private func keyframes(for p: ParameterID, _ args: [OSCArgument], address: String,
+                           result: inout ControlResult) throws(ControlError) -> (KeyframeSpec, Double) {
+        guard let first = args.first else { throw ControlError("expects a duration and values") }
+        var spec = KeyframeSpec()
+        spec.seconds = try Self.seconds(first, "the duration")
+        spec.domain = p.defaultDomain
+        var values: [Double] = []
+        var i = 1
+        while i < args.count, let v = args[i].numericValue {
+            guard v.isFinite else { throw ControlError("keyframe value \(values.count + 1) must be a finite number") }
+            values.append(v)
+            i += 1
+        }
+        guard !values.isEmpty else { throw ControlError("expects at least one value after the duration") }
+        guard values.count <= KeyframeSpec.capacity else {
+            throw ControlError("at most \(KeyframeSpec.capacity) keyframe values (got \(values.count))")
+        }
+        spec.count = values.count
+        var clamped = false
+        for (k, v) in values.enumerated() {
+            spec.values[k] = p.clamp(v)
+            if spec.values[k] != v { clamped = true }
+        }
+        if clamped { result.replies.append(warning(address, "keyframe values outside \(p.minimum)…\(p.maximum) were clamped")) }
+        for k in 0..<values.count {
+            spec.times[k] = values.count > 1 ? Double(k) / Double(values.count - 1) : 1
+        }
+        var delay = 0.0
+        while i < args.count {
+            guard let word = args[i].stringValue, Self.keyframeWords.contains(word) else {
+                throw ControlError("argument \(i + 1): expected one of \(Self.keyframeWords.sorted().joined(separator: ", "))")
+            }
+            i += 1
+            switch word {
+            case "times":
+                guard i + values.count <= args.count else { throw ControlError("'times' needs \(values.count) key times, one per value") }
+                var previous = -Double.infinity
+                for k in 0..<values.count {
+                    guard let t = args[i + k].numericValue, t.isFinite, t >= 0, t <= 1 else {
+                        throw ControlError("key times are numbers in 0…1")
+                    }
+                    guard t >= previous else { throw ControlError("key times must not decrease") }
+                    spec.times[k] = t
+                    previous = t
+                }
+                guard spec.times[0] == 0, spec.times[values.count - 1] == 1 || values.count == 1 else {
+                    throw ControlError("key times start at 0 and end at 1")
+                }
+                i += values.count
+            case "curves":
+                let segments = values.count - 1
+                guard segments > 0 else { throw ControlError("one value has no segments to time") }
+                guard i + segments <= args.count else { throw ControlError("'curves' needs \(segments) curves, one per segment") }
+                for k in 0..<segments {
+                    guard let text = args[i + k].stringValue else { throw ControlError("curve \(k + 1) must be a string") }
+                    let c = try Self.curve(text)
+                    if c.ignoresRequestedDuration { throw ControlError("a physical spring runs in its own time and cannot time a keyframe segment") }
+                    spec.curves[k] = c
+                }
+                i += segments
+            case "calc":
+                guard i < args.count, let s = args[i].stringValue, let c = KeyframeCalculation(name: s) else {
+                    throw ControlError("'calc' is linear, discrete, cubic or paced")
+                }
+                spec.calculation = c
+                i += 1
+            default:
+                guard i < args.count else { throw ControlError("'\(word)' needs a value") }
+                switch word {
+                case "repeat": spec.repeatCount = try Self.repeatCount(args[i])
+                case "autoreverse": spec.autoreverses = try Self.flag(args[i], "autoreverse")
+                case "delay": delay = try Self.seconds(args[i], "'delay'")
+                default:
+                    spec.tag = try Self.tag(args[i])
+                    spec.hasTag = true
+                }
+                i += 1
+            }
+        }
+        return (spec, delay)
+    }
+
+    /// `/<param>/default duration [curve]`.
+    private func defaultAction(for p: ParameterID, _ args: [OSCArgument]) throws(ControlError) -> DefaultAction {
+        guard args.count == 1 || args.count == 2 else { throw ControlError("expects a duration and a curve") }
+        let seconds = try Self.seconds(args[0], "the duration")
+        var action = DefaultAction(seconds: seconds, curve: defaultAction(p).curve)
+        if args.count == 2 {
+            guard let text = args[1].stringValue else { throw ControlError("the curve must be a string") }
+            action.curve = try Self.curve(text)
+        }
+        return action
     }
 }

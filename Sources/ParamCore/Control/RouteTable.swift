@@ -4,6 +4,14 @@ public enum RouteAction: Sendable, Equatable {
     case animate(ParameterID)
     /// `/<param>/get`
     case get(ParameterID)
+    /// `/<param>/stop`
+    case stop(ParameterID)
+    /// `/<param>/default duration [curve]`
+    case setDefault(ParameterID)
+    /// `/<param>/keyframes duration v0 … vk [times …] [curves …] [calc …] [option value]…`
+    case keyframes(ParameterID)
+    /// `/stop` — every parameter.
+    case stopAll
     /// `/note note [duration [curve]] [option value]…` — frequency from a MIDI note number.
     case note
     /// `/a4 hz` — reference tuning for `/note`.
@@ -36,6 +44,16 @@ public enum RouteTable {
             routes.append(Route(
                 address: "/\(p.name)/get", action: .get(p), arguments: "",
                 summary: "reply /\(p.name) f value and /\(p.name)/target f target"))
+            routes.append(Route(
+                address: "/\(p.name)/stop", action: .stop(p), arguments: "",
+                summary: "freeze \(p.name) at the sounding value; the animation in flight ends with finished 0"))
+            routes.append(Route(
+                address: "/\(p.name)/default", action: .setDefault(p), arguments: "duration [curve]",
+                summary: "set the default action of \(p.name)"))
+            routes.append(Route(
+                address: "/\(p.name)/keyframes", action: .keyframes(p),
+                arguments: "duration v0 v1 … vk [times t0 … tk] [curves c0 … ck-1] [calc linear|discrete|cubic|paced] [repeat n] [autoreverse b] [delay s] [id n]",
+                summary: "animate \(p.name) through up to 32 values"))
         }
         routes += [
             Route(address: "/note", action: .note,
@@ -46,6 +64,8 @@ public enum RouteTable {
             Route(address: "/volume/db", action: .volumeDecibels,
                   arguments: "decibels [duration [curve]] [option value]…",
                   summary: "animate volume to a level in dB (≤ 0), in the db domain"),
+            Route(address: "/stop", action: .stopAll, arguments: "",
+                  summary: "freeze every parameter at its sounding value"),
             Route(address: "/subscribe", action: .subscribe, arguments: "[pattern [rate [port]]]",
                   summary: "follow matching parameters' values"),
             Route(address: "/unsubscribe", action: .unsubscribe, arguments: "[pattern]",

@@ -3,7 +3,8 @@
 public struct AnimationSpec: Sendable, BitwiseCopyable {
     /// The new model value, already clamped to the parameter's range.
     public var target: Double
-    /// The requested duration in seconds (a physical spring replaces it by its settle time).
+    /// The requested duration in seconds of one pass (a physical spring replaces it by its
+    /// settle time).
     public var seconds: Double
     public var curve: TimingCurve
     public var domain: ValueDomain
@@ -11,6 +12,12 @@ public struct AnimationSpec: Sendable, BitwiseCopyable {
     public var from: Double = .nan
     /// Initial velocity in parameter units per second; NaN means the curve's own.
     public var velocity: Double = .nan
+    /// Passes to play: 1 plays once; fractional counts stop part-way; `.infinity` never ends.
+    public var repeatCount: Double = 1
+    /// Each pass plays forward then back.
+    public var autoreverses = false
+    /// `mode additive`: the animation in flight runs out as an offset under this one.
+    public var additive = false
     /// Echoed in this animation's `/done`.
     public var tag: Int32 = 0
     public var hasTag: Bool = false
@@ -21,25 +28,86 @@ public struct AnimationSpec: Sendable, BitwiseCopyable {
         self.curve = curve
         self.domain = domain
     }
+
+    /// Realtime-safe. Whether it ends anywhere but on its target (or never ends).
+    @inlinable public var endsAwayFromTarget: Bool {
+        autoreverses || repeatCount != repeatCount.rounded(.down) || repeatCount.isInfinite
+    }
+}
+
+/// How keyframe values are interpolated (`CAKeyframeAnimation.calculationMode`).
+public enum KeyframeCalculation: UInt8, Sendable, BitwiseCopyable, CaseIterable {
+    case linear, discrete, cubic, paced
+
+    public init?(name: String) {
+        switch name {
+        case "linear": self = .linear
+        case "discrete": self = .discrete
+        case "cubic": self = .cubic
+        case "paced": self = .paced
+        default: return nil
+        }
+    }
+}
+
+/// A keyframe animation (SPEC §4.3) in fixed-size storage: at most 32 values.
+public struct KeyframeSpec: Sendable, BitwiseCopyable {
+    public static var capacity: Int { 32 }
+    public var count: Int = 0
+    /// Values, clamped to the parameter's range.
+    public var values = InlineArray<32, Double>(repeating: 0)
+    /// Key times in [0, 1], non-decreasing, first 0, last 1.
+    public var times = InlineArray<32, Double>(repeating: 0)
+    /// One curve per segment (`count - 1` of them).
+    public var curves = InlineArray<31, TimingCurve>(repeating: .linear)
+    public var calculation: KeyframeCalculation = .linear
+    public var seconds: Double = 0
+    public var domain: ValueDomain = .linear
+    public var repeatCount: Double = 1
+    public var autoreverses = false
+    public var tag: Int32 = 0
+    public var hasTag = false
+
+    public init() {}
 }
 
 /// When a command takes effect.
 public enum StartTime: Sendable, BitwiseCopyable, Equatable {
     /// At the first frame not yet rendered.
     case immediately
+    /// At the frame whose time on the JACK clock is this NTP time (an OSC time tag).
+    case at(OSCTimeTag)
 }
 
 /// A command from the control thread to the audio thread.
 public enum Command: Sendable, BitwiseCopyable {
     case animate(ParameterID, AnimationSpec)
+    case keyframes(ParameterID, KeyframeSpec)
+    /// Freeze at the sounding value; the target becomes that value.
+    case stop(ParameterID)
+
+    /// Realtime-safe.
+    @inlinable public var parameter: ParameterID {
+        switch self {
+        case .animate(let p, _), .keyframes(let p, _), .stop(let p): p
+        }
+    }
 }
 
 public struct TimedCommand: Sendable, BitwiseCopyable {
     public var command: Command
     public var start: StartTime
-    public init(_ command: Command, start: StartTime = .immediately) {
+    /// Added to the start (the `delay` option).
+    public var delaySeconds: Double
+    /// The control side's sequence number of the command that set this parameter's target;
+    /// echoed when the audio side moves the target itself (see `TargetUpdate`).
+    public var serial: UInt32
+
+    public init(_ command: Command, start: StartTime = .immediately, delaySeconds: Double = 0, serial: UInt32 = 0) {
         self.command = command
         self.start = start
+        self.delaySeconds = delaySeconds
+        self.serial = serial
     }
 }
 
@@ -50,4 +118,19 @@ public enum Event: Sendable, BitwiseCopyable, Equatable {
     /// An animation ended: ran to its end (`finished`) or was interrupted. `value` is the
     /// exact value sounding when it ended.
     case done(ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool)
+}
+
+/// The audio side moved a parameter's target itself — a `stop` froze it, or an animation ended
+/// away from its target (autoreverse, fractional repeat) and the parameter rests where it
+/// ended instead of jumping. The control side adopts `value` as its model value if `serial`
+/// is still the last command it sent for that parameter.
+public struct TargetUpdate: Sendable, BitwiseCopyable, Equatable {
+    public var parameter: ParameterID
+    public var value: Double
+    public var serial: UInt32
+    public init(parameter: ParameterID, value: Double, serial: UInt32) {
+        self.parameter = parameter
+        self.value = value
+        self.serial = serial
+    }
 }

@@ -1,6 +1,6 @@
 /// Indices of the counters the audio thread keeps in `Renderer.counters`.
 public enum RenderCounter: Int, CaseIterable, Sendable {
-    /// Events that did not fit the event ring.
+    /// Events or target updates that did not fit their ring.
     case droppedEvents = 0
     /// Commands applied.
     case commands
@@ -8,57 +8,79 @@ public enum RenderCounter: Int, CaseIterable, Sendable {
     case periods
     /// Animations in flight at the end of the last period.
     case animations
+    /// Time-tagged commands whose time had passed when their cycle came (started at once).
+    case late
+    /// Commands waiting in the schedule at the end of the last period.
+    case scheduled
+    /// Commands refused because the schedule was full.
+    case scheduleFull
+}
+
+/// A command waiting for its frame (or, time-tagged, for the cycle that holds its time).
+@usableFromInline
+struct ScheduledCommand: BitwiseCopyable {
+    var timed: TimedCommand
+    /// The frame it starts on, once known.
+    var frame: UInt64
+    /// Still a time: converted to a frame in the cycle that holds it.
+    var waitsForTime: Bool
+    var time: OSCTimeTag
+    /// Arrival order: commands due on the same frame apply in the order they were sent.
+    var sequence: UInt64
 }
 
 /// The signal path of SPEC §2 and the five animated parameters, rendered over raw buffers.
 ///
 /// Prepare-then-render: everything is allocated in `init` on the control thread; `render`
 /// touches only that memory. The audio thread owns this value exclusively (reach it through
-/// an `UnsafeMutablePointer`); other threads read `snapshot` and `counters` only.
+/// an `UnsafeMutablePointer`); other threads use the rings, `snapshot` and `counters` only.
 public struct Renderer: @unchecked Sendable {
     /// The largest span rendered in one go; a longer JACK period is rendered in chunks.
     public static var chunkFrames: Int { 1024 }
+    /// Commands that can wait for their frame at once (delays, future time tags).
+    public static var scheduleCapacity: Int { 256 }
 
-    @usableFromInline var volume: AnimatedParameter
-    @usableFromInline var tone: AnimatedParameter
-    @usableFromInline var frequency: AnimatedParameter
-    @usableFromInline var pan: AnimatedParameter
-    @usableFromInline var input: AnimatedParameter
+    @usableFromInline var params: InlineArray<5, AnimatedParameter>
 
     /// Oscillator phase in radians, in [0, 2π).
     public private(set) var phase: Double = 0
     /// Frames rendered since start: the audio side's clock.
     public private(set) var framePosition: UInt64 = 0
     public private(set) var sampleRate: Double
+    public private(set) var clock = FrameClock()
 
     public let commands: SPSCRing<TimedCommand>
     public let events: SPSCRing<Event>
+    public let updates: SPSCRing<TargetUpdate>
     /// Per parameter: value at the end of the last period (even index) and target (odd index),
     /// as Double bit patterns. Written by the audio thread, read by the control thread.
     public let snapshot: AtomicCells
     public let counters: AtomicCells
     /// Scratch: one chunk of per-frame values for each of the five parameters.
     @usableFromInline let scratch: UnsafeMutablePointer<Double>
+    @usableFromInline let schedule: UnsafeMutablePointer<ScheduledCommand>
+    @usableFromInline var scheduled = 0
+    @usableFromInline var sequence: UInt64 = 0
+
+    var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters) }
 
     /// Control thread. `initial` gives each parameter's starting value (SPEC §3 initial values
     /// unless config or saved state say otherwise).
     public init(sampleRate: Double, initial: (ParameterID) -> Double = { $0.initialValue },
-                commandCapacity: Int = 4096, eventCapacity: Int = 8192) {
+                commandCapacity: Int = 2048, eventCapacity: Int = 8192) {
         self.sampleRate = sampleRate
-        volume = AnimatedParameter(id: .volume, value: initial(.volume))
-        tone = AnimatedParameter(id: .tone, value: initial(.tone))
-        frequency = AnimatedParameter(id: .frequency, value: initial(.frequency))
-        pan = AnimatedParameter(id: .pan, value: initial(.pan))
-        input = AnimatedParameter(id: .input, value: initial(.input))
+        params = InlineArray { i in AnimatedParameter(id: ParameterID(rawValue: UInt8(i))!, value: initial(ParameterID(rawValue: UInt8(i))!)) }
         commands = SPSCRing(capacity: commandCapacity)
         events = SPSCRing(capacity: eventCapacity)
+        updates = SPSCRing(capacity: 1024)
         snapshot = AtomicCells(count: 2 * ParameterID.count)
         counters = AtomicCells(count: RenderCounter.allCases.count)
         scratch = .allocate(capacity: ParameterID.count * Self.chunkFrames)
         scratch.initialize(repeating: 0, count: ParameterID.count * Self.chunkFrames)
+        schedule = .allocate(capacity: Self.scheduleCapacity)
         for p in ParameterID.allCases {
-            snapshot.storeDouble(2 * Int(p.rawValue), parameter(p).value)
-            snapshot.storeDouble(2 * Int(p.rawValue) + 1, parameter(p).target)
+            snapshot.storeDouble(2 * Int(p.rawValue), params[Int(p.rawValue)].value)
+            snapshot.storeDouble(2 * Int(p.rawValue) + 1, params[Int(p.rawValue)].target)
         }
     }
 
@@ -66,9 +88,11 @@ public struct Renderer: @unchecked Sendable {
     public func deallocate() {
         commands.deallocate()
         events.deallocate()
+        updates.deallocate()
         snapshot.deallocate()
         counters.deallocate()
         scratch.deallocate()
+        schedule.deallocate()
     }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
@@ -76,15 +100,8 @@ public struct Renderer: @unchecked Sendable {
     /// Any thread (reads atomics). The audio side's target.
     public func renderedTarget(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue) + 1) }
 
-    public func parameter(_ p: ParameterID) -> AnimatedParameter {
-        switch p {
-        case .volume: volume
-        case .tone: tone
-        case .frequency: frequency
-        case .pan: pan
-        case .input: input
-        }
-    }
+    /// Only while the audio thread is not running (tests, after the client closed).
+    public func parameter(_ p: ParameterID) -> AnimatedParameter { params[Int(p.rawValue)] }
 
     /// Realtime-safe. Follows a sample-rate change: durations stay right in seconds for
     /// animations started from now on.
@@ -93,48 +110,165 @@ public struct Renderer: @unchecked Sendable {
         if rate > 0 { sampleRate = rate }
     }
 
-    /// Realtime-safe. Renders `frames` frames: drains the command ring, then runs the signal
-    /// path of SPEC §2 with every parameter evaluated at every frame, then reports the values
-    /// of moving parameters. Inputs may be nil (silence).
+    /// Realtime-safe. Renders `frames` frames: moves new commands into the schedule, starts
+    /// each on its frame (splitting the period there), runs the signal path of SPEC §2 with
+    /// every parameter evaluated at every frame, then reports the values of moving parameters.
+    /// `clock` (when JACK's cycle times are known) places time-tagged commands. Inputs may be
+    /// nil (silence).
     @_noLocks
-    public mutating func render(frames: Int,
+    public mutating func render(frames: Int, clock cycle: CycleClock? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
+        let start = framePosition
+        let end = start &+ UInt64(frames)
+        if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate)) }
         drainCommands()
-        volume.movedThisPeriod = false
-        tone.movedThisPeriod = false
-        frequency.movedThisPeriod = false
-        pan.movedThisPeriod = false
-        input.movedThisPeriod = false
-
-        var done = 0
-        while done < frames {
-            let n = min(Self.chunkFrames, frames &- done)
-            renderChunk(first: framePosition &+ UInt64(done), count: n,
-                        in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
-                        out1: out1 + done, out2: out2 + done)
-            done &+= n
+        resolveTimes(periodStart: start, periodEnd: end)
+        var i = 0
+        while i < ParameterID.count {
+            params[i].movedThisPeriod = false
+            i &+= 1
         }
-        framePosition &+= UInt64(frames)
+
+        var position = start
+        while position < end {
+            let next = max(nextDueFrame(before: end), position)
+            var done = Int(position &- start)
+            let stop = Int(next &- start)
+            while done < stop {
+                let n = min(Self.chunkFrames, stop &- done)
+                renderChunk(first: start &+ UInt64(done), count: n,
+                            in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
+                            out1: out1 + done, out2: out2 + done)
+                done &+= n
+            }
+            position = next
+            if position < end { applyDue(atFrame: position) }
+        }
+        framePosition = end
         finishPeriod()
     }
 
-    @_noLocks @inline(__always)
+    /// Realtime-safe. Moves what waits in the command ring into the schedule.
+    @_noLocks
     mutating func drainCommands() {
         while let timed = commands.pop() {
-            counters.add(RenderCounter.commands.rawValue, 1)
-            switch timed.command {
-            case .animate(let p, let spec):
-                let frame = framePosition, rate = sampleRate
-                let i = RenderCounter.droppedEvents.rawValue
-                switch p {
-                case .volume: volume.start(spec, atFrame: frame, sampleRate: rate, events: events, dropped: counters, droppedIndex: i)
-                case .tone: tone.start(spec, atFrame: frame, sampleRate: rate, events: events, dropped: counters, droppedIndex: i)
-                case .frequency: frequency.start(spec, atFrame: frame, sampleRate: rate, events: events, dropped: counters, droppedIndex: i)
-                case .pan: pan.start(spec, atFrame: frame, sampleRate: rate, events: events, dropped: counters, droppedIndex: i)
-                case .input: input.start(spec, atFrame: frame, sampleRate: rate, events: events, dropped: counters, droppedIndex: i)
+            guard scheduled < Self.scheduleCapacity else {
+                // The control side checks the room first; this is the last line of defence.
+                counters.add(RenderCounter.scheduleFull.rawValue, 1)
+                let p = Int(timed.command.parameter.rawValue)
+                reporter.done(timed.command.parameter, finished: false, value: params[p].value, tag: 0, hasTag: false)
+                continue
+            }
+            var entry = ScheduledCommand(timed: timed, frame: framePosition, waitsForTime: false, time: 0, sequence: sequence)
+            sequence &+= 1
+            let delay = timed.delaySeconds
+            switch timed.start {
+            case .immediately:
+                entry.frame = framePosition &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
+            case .at(let tag):
+                entry.waitsForTime = true
+                // Time tags and delays add in NTP units (2^32 per second).
+                entry.time = tag &+ UInt64(Animation.frames(delay, sampleRate: 4_294_967_296))
+            }
+            schedule[scheduled] = entry
+            scheduled &+= 1
+        }
+    }
+
+    /// Realtime-safe. Turns the times that fall before the end of this cycle into frames,
+    /// with this cycle's clock; a time already past starts at once and counts as late.
+    @_noLocks
+    mutating func resolveTimes(periodStart: UInt64, periodEnd: UInt64) {
+        var i = 0
+        while i < scheduled {
+            if schedule[i].waitsForTime {
+                if !clock.isValid {
+                    // No JACK clock (tests without one): start at once.
+                    schedule[i].frame = periodStart
+                    schedule[i].waitsForTime = false
+                } else {
+                    let frame = clock.frame(at: schedule[i].time)
+                    if frame < Int64(bitPattern: periodEnd) {
+                        if frame < Int64(bitPattern: periodStart) {
+                            counters.add(RenderCounter.late.rawValue, 1)
+                            schedule[i].frame = periodStart
+                        } else {
+                            schedule[i].frame = UInt64(bitPattern: frame)
+                        }
+                        schedule[i].waitsForTime = false
+                    }
                 }
             }
+            i &+= 1
+        }
+    }
+
+    /// Realtime-safe. The earliest frame a scheduled command is due on, or `limit`.
+    @_noLocks
+    func nextDueFrame(before limit: UInt64) -> UInt64 {
+        var best = limit
+        var i = 0
+        while i < scheduled {
+            if !schedule[i].waitsForTime && schedule[i].frame < best { best = schedule[i].frame }
+            i &+= 1
+        }
+        return best
+    }
+
+    /// Realtime-safe. Applies every command due at or before `frame`, in arrival order.
+    @_noLocks
+    mutating func applyDue(atFrame frame: UInt64) {
+        while true {
+            var pick = -1
+            var i = 0
+            while i < scheduled {
+                if !schedule[i].waitsForTime && schedule[i].frame <= frame
+                    && (pick < 0 || schedule[i].sequence < schedule[pick].sequence) {
+                    pick = i
+                }
+                i &+= 1
+            }
+            if pick < 0 { return }
+            let entry = schedule[pick]
+            removeScheduled(at: pick)
+            apply(entry, atFrame: frame)
+        }
+    }
+
+    @_noLocks @inline(__always)
+    mutating func removeScheduled(at index: Int) {
+        scheduled &-= 1
+        if index != scheduled { schedule[index] = schedule[scheduled] }
+    }
+
+    @_noLocks
+    mutating func apply(_ entry: ScheduledCommand, atFrame frame: UInt64) {
+        counters.add(RenderCounter.commands.rawValue, 1)
+        let rate = sampleRate
+        let serial = entry.timed.serial
+        switch entry.timed.command {
+        case .animate(let p, let spec):
+            params[Int(p.rawValue)].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+        case .keyframes(let p, let spec):
+            params[Int(p.rawValue)].start(keyframes: spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+        case .stop(let p):
+            // Animations of this parameter sent before the stop and still waiting end too.
+            var i = 0
+            while i < scheduled {
+                if schedule[i].timed.command.parameter == p && schedule[i].sequence < entry.sequence {
+                    let cancelled = schedule[i].timed.command
+                    removeScheduled(at: i)
+                    switch cancelled {
+                    case .animate(_, let s): reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: s.tag, hasTag: s.hasTag)
+                    case .keyframes(_, let s): reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: s.tag, hasTag: s.hasTag)
+                    case .stop: break
+                    }
+                } else {
+                    i &+= 1
+                }
+            }
+            params[Int(p.rawValue)].stop(atFrame: frame, serial: serial, reporter: reporter)
         }
     }
 
@@ -144,12 +278,12 @@ public struct Renderer: @unchecked Sendable {
                               out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
         let c = Self.chunkFrames
         let vol = scratch, ton = scratch + c, frq = scratch + 2 * c, pn = scratch + 3 * c, inp = scratch + 4 * c
-        let droppedIndex = RenderCounter.droppedEvents.rawValue
-        _ = volume.render(into: vol, first: first, count: count, events: events, dropped: counters, droppedIndex: droppedIndex)
-        let toneMoves = tone.render(into: ton, first: first, count: count, events: events, dropped: counters, droppedIndex: droppedIndex)
-        let freqMoves = frequency.render(into: frq, first: first, count: count, events: events, dropped: counters, droppedIndex: droppedIndex)
-        let panMoves = pan.render(into: pn, first: first, count: count, events: events, dropped: counters, droppedIndex: droppedIndex)
-        _ = input.render(into: inp, first: first, count: count, events: events, dropped: counters, droppedIndex: droppedIndex)
+        let r = reporter
+        _ = params[0].render(into: vol, first: first, count: count, reporter: r)
+        let toneMoves = params[1].render(into: ton, first: first, count: count, reporter: r)
+        let freqMoves = params[2].render(into: frq, first: first, count: count, reporter: r)
+        let panMoves = params[3].render(into: pn, first: first, count: count, reporter: r)
+        _ = params[4].render(into: inp, first: first, count: count, reporter: r)
 
         let twoPi = 2 * Double.pi
         let radiansPerHz = twoPi / sampleRate
@@ -198,28 +332,24 @@ public struct Renderer: @unchecked Sendable {
         phase = ph
     }
 
-    @_noLocks @inline(__always)
+    @_noLocks
     mutating func finishPeriod() {
         counters.add(RenderCounter.periods.rawValue, 1)
         var animating: UInt64 = 0
-        publish(&volume, &animating)
-        publish(&tone, &animating)
-        publish(&frequency, &animating)
-        publish(&pan, &animating)
-        publish(&input, &animating)
-        counters.store(RenderCounter.animations.rawValue, animating)
-    }
-
-    @_noLocks @inline(__always)
-    func publish(_ p: inout AnimatedParameter, _ animating: inout UInt64) {
-        let i = 2 * Int(p.id.rawValue)
-        snapshot.storeDouble(i, p.value)
-        snapshot.storeDouble(i + 1, p.target)
-        if p.isAnimating { animating &+= 1 }
-        if p.movedThisPeriod && p.isAnimating {
-            // A value for the publisher to throttle; an animation that ended this period
-            // already reported its exact final value with its `done`.
-            if !events.push(.value(p.id, p.value)) { counters.add(RenderCounter.droppedEvents.rawValue, 1) }
+        var i = 0
+        while i < ParameterID.count {
+            let p = params[i]
+            snapshot.storeDouble(2 * i, p.value)
+            snapshot.storeDouble(2 * i + 1, p.target)
+            animating &+= UInt64(p.layerCount)
+            if p.movedThisPeriod && p.isAnimating {
+                // A value for the publisher to throttle; an animation that ended this period
+                // already reported its exact final value with its `done`.
+                if !events.push(.value(p.id, p.value)) { counters.add(RenderCounter.droppedEvents.rawValue, 1) }
+            }
+            i &+= 1
         }
+        counters.store(RenderCounter.animations.rawValue, animating)
+        counters.store(RenderCounter.scheduled.rawValue, UInt64(scheduled))
     }
 }

@@ -1,5 +1,8 @@
 import CJack
 import ParamCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A failed JACK operation: the operation and JACK's status bits or return code.
 struct JackError: Error, CustomStringConvertible {
@@ -39,9 +42,11 @@ final class JackClient {
         let out2 = try register("out_2", JackPortIsOutput)
         let sampleRate = AtomicCells(count: 1)
         sampleRate.storeDouble(0, rate)
+        let clockOffset = AtomicCells(count: 1, initial: ClockOffset.unknown)
         context = .allocate(capacity: 1)
         context.initialize(to: ProcessContext(renderer: makeRenderer(rate), in1: in1, in2: in2,
-                                              out1: out1, out2: out2, sampleRate: sampleRate))
+                                              out1: out1, out2: out2, sampleRate: sampleRate,
+                                              clockOffset: clockOffset, client: client))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -64,6 +69,24 @@ final class JackClient {
     var bufferSize: Int { Int(jack_get_buffer_size(client)) }
     /// `jack_cpu_load`, percent.
     var dspLoad: Double { Double(jack_cpu_load(client)) }
+
+    /// Measures system time minus JACK time (`jack_get_time`, JACK's monotonic clock) and
+    /// publishes it for the process callback. Takes the tightest of a few bracketed readings,
+    /// so a preemption between the two clock reads does not skew it. Control thread.
+    func measureClockOffset() {
+        var best: (width: UInt64, offset: Int64)? = nil
+        for _ in 0..<5 {
+            let before = jack_get_time()
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let after = jack_get_time()
+            let system = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+            let width = after &- before
+            let offset = system - Int64(bitPattern: before + width / 2)
+            if best == nil || width < best!.width { best = (width, offset) }
+        }
+        if let best { context.pointee.clockOffset.store(0, UInt64(bitPattern: best.offset)) }
+    }
 
     func activate() throws(JackError) {
         let rc = jack_activate(client)
@@ -115,6 +138,7 @@ final class JackClient {
     func release() {
         context.pointee.renderer.deallocate()
         context.pointee.sampleRate.deallocate()
+        context.pointee.clockOffset.deallocate()
         context.deinitialize(count: 1)
         context.deallocate()
     }

@@ -12,6 +12,14 @@ struct ProcessContext {
     var out2: OpaquePointer
     /// Written by the sample-rate callback (another thread), read at the top of each period.
     let sampleRate: AtomicCells
+    /// System time minus JACK time in microseconds (Int64 bits), measured by the control
+    /// thread; `ClockOffset.unknown` until the first measurement.
+    let clockOffset: AtomicCells
+    let client: OpaquePointer
+}
+
+enum ClockOffset {
+    static let unknown = UInt64(bitPattern: Int64.min)
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -28,8 +36,20 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     let o1 = _unsafePerformance { jack_port_get_buffer(out1, nframes) }
     let o2 = _unsafePerformance { jack_port_get_buffer(out2, nframes) }
     guard let o1, let o2 else { return 0 }
+    // This cycle's start on JACK's clock, related to the system clock that OSC time tags use.
+    let client = context.pointee.client
+    var cycleFrames: jack_nframes_t = 0
+    var currentMicros: jack_time_t = 0
+    var nextMicros: jack_time_t = 0
+    var periodMicros: Float = 0
+    let rc = _unsafePerformance { jack_get_cycle_times(client, &cycleFrames, &currentMicros, &nextMicros, &periodMicros) }
+    let offset = context.pointee.clockOffset.load(0)
+    var clock: CycleClock? = nil
+    if rc == 0 && offset != ClockOffset.unknown {
+        clock = CycleClock(jackMicros: currentMicros, offsetMicros: Int64(bitPattern: offset))
+    }
     context.pointee.renderer.render(
-        frames: Int(nframes),
+        frames: Int(nframes), clock: clock,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         in2: i2.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         out1: o1.assumingMemoryBound(to: Float.self),

@@ -1,0 +1,211 @@
+/// The audio side's outgoing channels, bundled: events for the publisher, target updates for
+/// the control thread, and the counters of what did not fit. A struct of pointers.
+public struct Reporter: Sendable {
+    public let events: SPSCRing<Event>
+    public let updates: SPSCRing<TargetUpdate>
+    public let counters: AtomicCells
+
+    /// Realtime-safe.
+    @_noLocks @inline(__always)
+    public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool) {
+        if !events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
+            counters.add(RenderCounter.droppedEvents.rawValue, 1)
+        }
+    }
+
+    /// Realtime-safe.
+    @_noLocks @inline(__always)
+    public func targetMoved(_ p: ParameterID, to value: Double, serial: UInt32) {
+        if !updates.push(TargetUpdate(parameter: p, value: value, serial: serial)) {
+            counters.add(RenderCounter.droppedEvents.rawValue, 1)
+        }
+    }
+}
+
+/// A parameter as the audio thread owns it: its model value (`target`), its presentation
+/// value (`value`, what sounds now), and the animations in flight.
+///
+/// Animations compose as UIKit's additive animations do: each layer i contributes the offset
+/// `vᵢ(t) − targetᵢ`, and the parameter sounds `target + Σ offsets`. A layer that ends on its
+/// target contributes 0 from then on and is removed without a jump. In `current` mode a new
+/// animation interrupts every layer and starts from the sounding value; in `additive` mode it
+/// starts from the previous target and the layers in flight run out under it, so neither the
+/// value nor its velocity jumps.
+public struct AnimatedParameter: Sendable {
+    public static var maxLayers: Int { 8 }
+
+    public let id: ParameterID
+    /// The value sounding at the last rendered frame, clamped to the range.
+    public private(set) var value: Double
+    /// The model value: where the parameter is going, or rests.
+    public private(set) var target: Double
+    /// The control side's serial of the command that last set `target`.
+    public private(set) var serial: UInt32 = 0
+    @usableFromInline var layers = InlineArray<8, Animation>(repeating: Animation.placeholder)
+    public private(set) var layerCount = 0
+    @usableFromInline var track = KeyframeTrack()
+    /// Set while rendering when the parameter moved in the current period.
+    public var movedThisPeriod = false
+
+    public var isAnimating: Bool { layerCount > 0 }
+
+    public init(id: ParameterID, value: Double) {
+        self.id = id
+        self.value = id.clamp(value)
+        self.target = self.value
+    }
+
+    /// Realtime-safe. The value the layers sound at `frame` (not yet rendered), clamped.
+    @_noLocks
+    mutating func sounding(atFrame frame: UInt64) -> Double {
+        var sum = target
+        var i = 0
+        while i < layerCount {
+            let offset = min(Int64(bitPattern: frame &- layers[i].startFrame), layers[i].totalFrames)
+            sum += layers[i].value(atOffset: offset, track: &track) - layers[i].target
+            i &+= 1
+        }
+        return id.clamp(sum)
+    }
+
+    /// Realtime-safe. Ends every layer with `finished` 0 at `frame`; returns the sounding value.
+    @_noLocks
+    mutating func interruptAll(atFrame frame: UInt64, reporter: Reporter) -> Double {
+        let now = layerCount > 0 ? sounding(atFrame: frame) : value
+        var i = 0
+        while i < layerCount {
+            reporter.done(id, finished: false, value: now, tag: layers[i].tag, hasTag: layers[i].hasTag)
+            i &+= 1
+        }
+        layerCount = 0
+        return now
+    }
+
+    /// Realtime-safe. Starts `spec` at `frame`, the next frame to render.
+    @_noLocks
+    public mutating func start(_ spec: AnimationSpec, atFrame frame: UInt64, sampleRate: Double,
+                               serial: UInt32, reporter: Reporter) {
+        // Additive composition needs every layer in flight to end on its target; otherwise
+        // (or when the layers are full) it falls back to starting from the sounding value.
+        var additive = spec.additive && spec.from.isNaN && layerCount > 0 && layerCount < Self.maxLayers
+        var i = 0
+        while additive && i < layerCount {
+            if !layers[i].endsOnTarget || layers[i].isKeyframes { additive = false }
+            i &+= 1
+        }
+        var from: Double
+        if additive {
+            from = target
+        } else {
+            from = interruptAll(atFrame: frame, reporter: reporter)
+            if !spec.from.isNaN { from = spec.from }
+        }
+        // The `velocity` option is in parameter units per second; curves take UIKit's unit,
+        // the whole distance per second.
+        var velocity = Double.nan
+        if !spec.velocity.isNaN {
+            let distance = spec.target - from
+            velocity = distance != 0 ? spec.velocity / distance : 0
+        }
+        let animation = Animation(from: from, spec: spec, startFrame: frame, sampleRate: sampleRate, velocity: velocity)
+        layers[layerCount] = animation
+        layerCount &+= 1
+        target = spec.target
+        self.serial = serial
+    }
+
+    /// Realtime-safe. Starts a keyframe animation at `frame`; it always interrupts (it jumps to
+    /// its first value if the sound is elsewhere, as `CAKeyframeAnimation` does).
+    @_noLocks
+    public mutating func start(keyframes spec: KeyframeSpec, atFrame frame: UInt64, sampleRate: Double,
+                               serial: UInt32, reporter: Reporter) {
+        _ = interruptAll(atFrame: frame, reporter: reporter)
+        track = KeyframeTrack(spec)
+        layers[0] = Animation(keyframes: spec, startFrame: frame, sampleRate: sampleRate)
+        layerCount = 1
+        target = layers[0].target
+        self.serial = serial
+    }
+
+    /// Realtime-safe. Freezes at the value sounding at `frame`; the target becomes that value.
+    @_noLocks
+    public mutating func stop(atFrame frame: UInt64, serial: UInt32, reporter: Reporter) {
+        let now = interruptAll(atFrame: frame, reporter: reporter)
+        value = now
+        target = now
+        self.serial = serial
+        reporter.targetMoved(id, to: now, serial: serial)
+    }
+
+    /// Realtime-safe. Writes the values of frames `first ..< first + count` to `out`.
+    /// Returns false when the parameter held one value over the whole span.
+    @_noLocks
+    public mutating func render(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                                reporter: Reporter) -> Bool {
+        if layerCount == 0 {
+            out.update(repeating: value, count: count)
+            return false
+        }
+        movedThisPeriod = true
+        var i = 0
+        while i < count {
+            let frame = first &+ UInt64(i)
+            var sum = target
+            var ended = false
+            var k = 0
+            while k < layerCount {
+                let offset = Int64(bitPattern: frame &- layers[k].startFrame)
+                let end = layers[k].totalFrames
+                sum += layers[k].value(atOffset: offset < end ? offset : end, track: &track) - layers[k].target
+                if offset >= end { ended = true }
+                k &+= 1
+            }
+            value = id.clamp(sum)
+            out[i] = value
+            if ended { removeEndedLayers(atFrame: frame, reporter: reporter) }
+            i &+= 1
+            if layerCount == 0 {
+                // At rest: the rest of the span holds the value.
+                if i < count { (out + i).update(repeating: value, count: count &- i) }
+                break
+            }
+        }
+        return true
+    }
+
+    /// Realtime-safe. Removes the layers that have reached their end at `frame` (which sounds
+    /// their final values), reporting `done` 1 for each.
+    @_noLocks
+    mutating func removeEndedLayers(atFrame frame: UInt64, reporter: Reporter) {
+        var k = 0
+        while k < layerCount {
+            var layer = layers[k]
+            if Int64(bitPattern: frame &- layer.startFrame) >= layer.totalFrames {
+                if !layer.endsOnTarget {
+                    // It rests where it ended: its final offset moves into the target, so
+                    // nothing jumps. (Only the newest layer can end away from its target.)
+                    let final = layer.value(atOffset: layer.totalFrames, track: &track)
+                    target = id.clamp(target + final - layer.target)
+                    reporter.targetMoved(id, to: target, serial: serial)
+                }
+                var j = k
+                while j &+ 1 < layerCount {
+                    layers[j] = layers[j &+ 1]
+                    j &+= 1
+                }
+                layerCount &-= 1
+                reporter.done(id, finished: true, value: value, tag: layer.tag, hasTag: layer.hasTag)
+            } else {
+                k &+= 1
+            }
+        }
+    }
+}
+
+extension Animation {
+    /// Fills unused layer slots.
+    @usableFromInline static var placeholder: Animation {
+        Animation(from: 0, spec: AnimationSpec(target: 0, seconds: 0, curve: .linear, domain: .linear),
+                  startFrame: 0, sampleRate: 48000, velocity: .nan)
+    }
+}
