@@ -44,6 +44,14 @@ public struct Animation: Sendable, BitwiseCopyable {
         var state = CurveState()
         let seconds = spec.curve.prepare(requestedSeconds: spec.seconds, velocity: velocity, state: &state)
         let pass = Self.frames(seconds, sampleRate: sampleRate)
+        switch spec.curve {
+        case .spring, .uiKitSpring:
+            // A spring runs on its own time axis: make frame k exactly k/sampleRate seconds
+            // of spring time, whatever the rounding of its length to whole frames.
+            if pass > 0 { state.seconds = Double(pass) / sampleRate }
+        default:
+            break
+        }
         self.startFrame = startFrame
         self.passFrames = pass
         self.totalFrames = Self.total(passFrames: pass, repeatCount: spec.repeatCount, autoreverses: spec.autoreverses)
@@ -93,7 +101,7 @@ public struct Animation: Sendable, BitwiseCopyable {
             pass -= 1
             within = passFrames
         }
-        let p = Double(within) * inversePass
+        let p = within == passFrames ? 1 : Double(within) * inversePass
         return autoreverses && pass & 1 == 1 ? 1 - p : p
     }
 

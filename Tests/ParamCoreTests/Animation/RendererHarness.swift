@@ -23,15 +23,27 @@ struct RendererHarness {
         in1.deallocate(); out1.deallocate(); out2.deallocate()
     }
 
-    mutating func send(_ p: ParameterID, _ spec: AnimationSpec) {
-        _ = renderer.commands.push(TimedCommand(.animate(p, spec)))
+    mutating func send(_ p: ParameterID, _ spec: AnimationSpec, start: StartTime = .immediately, delay: Double = 0, serial: UInt32 = 0) {
+        _ = renderer.commands.push(TimedCommand(.animate(p, spec), start: start, delaySeconds: delay, serial: serial))
     }
 
-    /// Renders `periods` periods and returns out_1 (and out_2).
-    mutating func render(periods: Int) -> (left: [Float], right: [Float]) {
+    mutating func send(_ command: Command, start: StartTime = .immediately, delay: Double = 0, serial: UInt32 = 0) {
+        _ = renderer.commands.push(TimedCommand(command, start: start, delaySeconds: delay, serial: serial))
+    }
+
+    mutating func updates() -> [TargetUpdate] {
+        var all: [TargetUpdate] = []
+        while let u = renderer.updates.pop() { all.append(u) }
+        return all
+    }
+
+    /// Renders `periods` periods and returns out_1 (and out_2). `clock` gives each period's
+    /// measured start time (an NTP time), as the process callback does from JACK.
+    mutating func render(periods: Int, clock: ((UInt64) -> OSCTimeTag)? = nil) -> (left: [Float], right: [Float]) {
         var left: [Float] = [], right: [Float] = []
         for _ in 0..<periods {
-            renderer.render(frames: period, in1: UnsafePointer(in1), in2: UnsafePointer(in1), out1: out1, out2: out2)
+            let cycle = clock.map { CycleClock(cycleStart: $0(renderer.framePosition)) }
+            renderer.render(frames: period, clock: cycle, in1: UnsafePointer(in1), in2: UnsafePointer(in1), out1: out1, out2: out2)
             left += UnsafeBufferPointer(start: out1, count: period)
             right += UnsafeBufferPointer(start: out2, count: period)
         }
