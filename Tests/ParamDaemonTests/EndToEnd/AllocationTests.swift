@@ -31,12 +31,26 @@ struct AllocationTests {
             ]))
             try client.send("/volume/get")
             try client.send("/nonsense", [.string("x")])
+            // Keyframes, springs, additive layers, repeats and stops, some time-tagged.
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let soon = OSCTimeTag(unixSeconds: Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 + 0.01)!
+            try client.send(.bundle(timeTag: soon, elements: [
+                .message(OSCMessage("/pan/keyframes", [.float32(0.05), .float32(-1), .float32(1), .float32(0.2), .float32(0),
+                                                      .string("curves"), .string("easeOutBounce"), .string("linear"), .string("easeInBack(2)"),
+                                                      .string("calc"), .string(["linear", "cubic", "paced", "discrete"][round % 4])])),
+                .message(OSCMessage("/tone", [.float32(Float(round % 3) / 3), .float32(0), .string("spring(1,300,12)")])),
+                .message(OSCMessage("/frequency", [.float32(330), .float32(0.02), .string("easeOutElastic"), .string("mode"), .string("additive")])),
+                .message(OSCMessage("/volume", [.float32(0.5), .float32(0.01), .string("spring(0.7)"), .string("repeat"), .float32(1.5), .string("autoreverse"), .int32(1)])),
+            ]))
+            if round % 10 == 9 { try client.send("/stop") }
             try await Task.sleep(for: .milliseconds(25))
             _ = client.socket.drain()
         }
         try await feeder.stop()
         #expect(try await paramd.stop() == .exited(0))
         let counted = try AllocationReport.load(report)
+        TestLog.write("allocations on the JACK process thread: \(counted)")
         #expect(counted.processCalls > 1000, "the callback ran: \(counted)")
         #expect(counted.allocations == 0, "\(counted)")
         #expect(counted.frees == 0, "\(counted)")

@@ -87,7 +87,11 @@ extension OSCMessage {
 /// The `default` curve, cubic-bezier(0.25, 0.1, 0.25, 1), solved for x(t) = progress by
 /// bisection to full double precision: independent of the engine's Newton solver.
 func referenceDefaultCurve(_ progress: Double) -> Double {
-    let (x1, y1, x2, y2) = (0.25, 0.1, 0.25, 1.0)
+    referenceBezier(0.25, 0.1, 0.25, 1, progress)
+}
+
+/// A cubic Bézier timing function solved by bisection (independent of the engine).
+func referenceBezier(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ progress: Double) -> Double {
     func bezier(_ t: Double, _ a: Double, _ b: Double) -> Double {
         let u = 1 - t
         return 3 * u * u * t * a + 3 * u * t * t * b + t * t * t
