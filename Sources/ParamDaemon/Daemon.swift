@@ -145,10 +145,12 @@ final class Daemon {
         let saved = controller
         handle(packet, start: .immediately, from: sender, on: socket, into: &transaction)
         guard !transaction.isEmpty else { return }
-        // Everything in the ring may end up waiting in the audio side's schedule: refuse what
-        // could not fit there rather than let the audio thread drop it.
+        // Commands that wait (a delay, a time tag) are kept in the audio side's fixed schedule:
+        // refuse what could not fit there rather than let the audio thread drop it. (Counting
+        // the whole ring as possibly waiting errs on the safe side.)
+        let waitingHere = transaction.filter { $0.delaySeconds > 0 || $0.start != .immediately }.count
         let waiting = commands.count + Int(renderCounters.load(RenderCounter.scheduled.rawValue))
-        let fits = waiting + transaction.count <= Renderer.scheduleCapacity
+        let fits = waitingHere == 0 || waiting + waitingHere <= Renderer.scheduleCapacity
         let pushed = fits && transaction.withUnsafeBufferPointer { commands.push(all: $0) }
         if !pushed {
             controller = saved

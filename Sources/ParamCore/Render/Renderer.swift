@@ -122,8 +122,10 @@ public struct Renderer: @unchecked Sendable {
         let start = framePosition
         let end = start &+ UInt64(frames)
         if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate)) }
-        drainCommands()
+        // What waited and is due now goes first, then the new commands in arrival order.
         resolveTimes(periodStart: start, periodEnd: end)
+        applyDue(atFrame: start)
+        drainCommands(periodStart: start, periodEnd: end)
         var i = 0
         while i < ParameterID.count {
             params[i].movedThisPeriod = false
@@ -149,57 +151,69 @@ public struct Renderer: @unchecked Sendable {
         finishPeriod()
     }
 
-    /// Realtime-safe. Moves what waits in the command ring into the schedule.
+    /// Realtime-safe. Takes the new commands from the ring in arrival order: what is due at the
+    /// first frame of this period applies at once; what waits (a delay, a later time) goes
+    /// into the schedule.
     @_noLocks
-    mutating func drainCommands() {
+    mutating func drainCommands(periodStart: UInt64, periodEnd: UInt64) {
         while let timed = commands.pop() {
-            guard scheduled < Self.scheduleCapacity else {
-                // The control side checks the room first; this is the last line of defence.
-                counters.add(RenderCounter.scheduleFull.rawValue, 1)
-                let p = Int(timed.command.parameter.rawValue)
-                reporter.done(timed.command.parameter, finished: false, value: params[p].value, tag: 0, hasTag: false)
-                continue
-            }
-            var entry = ScheduledCommand(timed: timed, frame: framePosition, waitsForTime: false, time: 0, sequence: sequence)
+            var entry = ScheduledCommand(timed: timed, frame: periodStart, waitsForTime: false, time: 0, sequence: sequence)
             sequence &+= 1
             let delay = timed.delaySeconds
             switch timed.start {
             case .immediately:
-                entry.frame = framePosition &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
+                entry.frame = periodStart &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
             case .at(let tag):
-                entry.waitsForTime = true
                 // Time tags and delays add in NTP units (2^32 per second).
+                entry.waitsForTime = true
                 entry.time = tag &+ UInt64(Animation.frames(delay, sampleRate: 4_294_967_296))
+                resolveTime(&entry, periodStart: periodStart, periodEnd: periodEnd)
+            }
+            if !entry.waitsForTime && entry.frame <= periodStart {
+                apply(entry, atFrame: periodStart)
+                continue
+            }
+            guard scheduled < Self.scheduleCapacity else {
+                // The control side checks the room first; this is the last line of defence.
+                counters.add(RenderCounter.scheduleFull.rawValue, 1)
+                let p = timed.command.parameter
+                reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: 0, hasTag: false)
+                continue
             }
             schedule[scheduled] = entry
             scheduled &+= 1
         }
     }
 
-    /// Realtime-safe. Turns the times that fall before the end of this cycle into frames,
-    /// with this cycle's clock; a time already past starts at once and counts as late.
+    /// Realtime-safe. Turns one waiting time into a frame if it falls before the end of this
+    /// cycle (with this cycle's clock); a time already past starts at once, counted as late.
+    @_noLocks @inline(__always)
+    mutating func resolveTime(_ entry: inout ScheduledCommand, periodStart: UInt64, periodEnd: UInt64) {
+        guard entry.waitsForTime else { return }
+        guard clock.isValid else {
+            // No JACK clock (tests without one): start at once.
+            entry.frame = periodStart
+            entry.waitsForTime = false
+            return
+        }
+        let frame = clock.frame(at: entry.time)
+        if frame < Int64(bitPattern: periodEnd) {
+            if frame < Int64(bitPattern: periodStart) {
+                counters.add(RenderCounter.late.rawValue, 1)
+                entry.frame = periodStart
+            } else {
+                entry.frame = UInt64(bitPattern: frame)
+            }
+            entry.waitsForTime = false
+        }
+    }
+
+    /// Realtime-safe. Resolves the scheduled times that fall before the end of this cycle.
     @_noLocks
     mutating func resolveTimes(periodStart: UInt64, periodEnd: UInt64) {
         var i = 0
         while i < scheduled {
-            if schedule[i].waitsForTime {
-                if !clock.isValid {
-                    // No JACK clock (tests without one): start at once.
-                    schedule[i].frame = periodStart
-                    schedule[i].waitsForTime = false
-                } else {
-                    let frame = clock.frame(at: schedule[i].time)
-                    if frame < Int64(bitPattern: periodEnd) {
-                        if frame < Int64(bitPattern: periodStart) {
-                            counters.add(RenderCounter.late.rawValue, 1)
-                            schedule[i].frame = periodStart
-                        } else {
-                            schedule[i].frame = UInt64(bitPattern: frame)
-                        }
-                        schedule[i].waitsForTime = false
-                    }
-                }
-            }
+            resolveTime(&schedule[i], periodStart: periodStart, periodEnd: periodEnd)
             i &+= 1
         }
     }

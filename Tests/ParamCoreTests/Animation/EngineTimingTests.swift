@@ -279,4 +279,32 @@ import Testing
         let ended = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t, true) = e { t } else { nil } }
         #expect(ended.sorted() == sent, "each tag exactly once")
     }
+
+    @Test func aBurstOfImmediateCommandsInOnePeriodAllApplyInOrder() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        for i in 0..<1500 {
+            var s = spec(Double(i % 100) / 100, seconds: 0)
+            s.tag = Int32(i)
+            s.hasTag = true
+            #expect(h.renderer.commands.push(TimedCommand(.animate(.volume, s))))
+        }
+        let out = h.render(periods: 1).left
+        #expect(out[0] == Float(1499 % 100) / 100, "the last one sounds")
+        let tags = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t, true) = e { t } else { nil } }
+        #expect(tags == (0..<1500).map(Int32.init), "each ended once, in order")
+        #expect(h.renderer.counters.load(RenderCounter.scheduleFull.rawValue) == 0)
+    }
+
+    @Test func waitingCommandsBeyondTheScheduleAreRefusedNotAllocated() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        for _ in 0..<(Renderer.scheduleCapacity + 10) {
+            _ = h.renderer.commands.push(TimedCommand(.animate(.tone, spec(1, seconds: 0.1)), delaySeconds: 1))
+        }
+        _ = h.render(periods: 1)
+        #expect(h.renderer.counters.load(RenderCounter.scheduled.rawValue) == UInt64(Renderer.scheduleCapacity))
+        #expect(h.renderer.counters.load(RenderCounter.scheduleFull.rawValue) == 10)
+        #expect(h.events().count == 10, "each refused one ends with done 0")
+    }
 }
