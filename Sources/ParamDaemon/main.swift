@@ -32,6 +32,7 @@ let settings = Settings(options: options, file: file, configPath: file == nil ? 
                         environment: environment)
 StderrLogHandler.setLevel(settings.logLevel)
 if file != nil { log.info("config read from \(configPath)") }
+log.debug("settings: port \(settings.port), bind \(settings.hosts.joined(separator: " ")), server \(settings.server ?? "(default)"), name \(settings.name), connect \(settings.connections.isEmpty ? "-" : settings.connections.joined(separator: ",")), autoconnect \(settings.autoconnect), state \(settings.stateFile ?? "off"), max-subscribers \(settings.maxSubscribers), subscription-ttl \(settings.subscriptionTtl) s")
 
 signal(SIGPIPE, SIG_IGN)
 let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
