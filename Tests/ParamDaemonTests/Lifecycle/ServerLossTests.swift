@@ -33,6 +33,17 @@ struct ServerLossTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await server.connections()["paramd-loss:out_1"] == ["system:playback_1"])
 
+        // A second client pings all along, until paramd is back and sounding.
+        let pinger = Task { () -> (answered: Int, unanswered: Int) in
+            guard let ping = try? OSCClient(port: paramd.port) else { return (0, 1) }
+            var answered = 0, unanswered = 0
+            while !Task.isCancelled {
+                if (try? await ping.pings(timeout: .milliseconds(500))) == true { answered += 1 } else { unanswered += 1 }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return (answered, unanswered)
+        }
+
         // The server goes (SIGTERM, waited for).
         try await server.stop()
         try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
@@ -79,9 +90,14 @@ struct ServerLossTests {
                     "out_1 after the return: \(Set(steady).sorted().prefix(8))")
             let frequency = try await client.get("frequency")
             #expect(frequency?.value == 880 && frequency?.target == 880, "frequency sounds its target: \(String(describing: frequency))")
+            pinger.cancel()
+            let pings = await pinger.value
+            TestLog.write("server loss: \(pings.answered) pings answered through the loss and return, \(pings.unanswered) not")
+            #expect(pings.answered >= 10 && pings.unanswered == 0, "OSC answered throughout: \(pings)")
             #expect(try await paramd.stop() == .exited(0))
             try await server.stop()
         } catch {
+            pinger.cancel()
             paramd.process.signal(SIGTERM)
             _ = try? await paramd.process.waitForExit()
             try? await server.stop()
