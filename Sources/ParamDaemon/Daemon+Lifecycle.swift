@@ -31,6 +31,7 @@ struct Lifecycle {
     var audioProgressAt = 0.0
     /// Why the watchdog is withheld, while it is.
     var unhealthy: String?
+    var notifyErrorLogged = false
 
     /// The output's fade to silence on SIGTERM/SIGINT (SPEC §6: within 20 ms).
     static let fadeSeconds = 0.010
@@ -315,6 +316,10 @@ extension Daemon {
             }
             life.unhealthy = problem
             updateStatus(now: now, force: true)
+        }
+        if let notifier = life.notifier, let error = notifier.lastError, !life.notifyErrorLogged {
+            life.notifyErrorLogged = true
+            log.warning("systemd notification: \(error)")
         }
         guard let notifier = life.notifier, let interval = notifier.watchdogInterval, now >= life.nextWatchdog else { return }
         life.nextWatchdog = max(life.nextWatchdog + interval, now + interval / 2)

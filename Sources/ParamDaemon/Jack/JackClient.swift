@@ -6,7 +6,9 @@ import ParamCore
 struct JackError: Error, CustomStringConvertible {
     let operation: String
     let code: Int32
-    var description: String { "JACK \(operation) failed (code \(code))" }
+    /// What the code means, when known.
+    var reason: String? = nil
+    var description: String { "JACK \(operation) failed\(reason.map { ": \($0)" } ?? "") (code \(code))" }
 }
 
 /// paramd's JACK client (`jack_client_t`): four ports, the process callback, connections.
@@ -23,8 +25,8 @@ final class JackClient {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
             let noServer = status.rawValue & JackServerFailed.rawValue != 0
-            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")\(noServer ? ": cannot reach the server" : "")",
-                            code: Int32(bitPattern: status.rawValue))
+            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")",
+                            code: Int32(bitPattern: status.rawValue), reason: noServer ? "cannot reach the server" : nil)
         }
         self.client = client
         self.name = String(cString: jack_get_client_name(client))
