@@ -6,6 +6,9 @@
 #   make deps    install what is missing (apt-get, through sudo when not root)
 #   make build   release build of paramd
 #   make shim    the LD_PRELOAD allocation counter, .build-tools/alloccount.so
+#   make install     release build, then the binary to $(PREFIX)/bin (PREFIX=~/.local) and
+#                    the systemd user unit to ~/.config/systemd/user (UNITDIR=…)
+#   make uninstall   stops and disables the unit if systemd runs, removes both files
 #   make clean
 #
 # PRODUCTS_CONFIG=release makes `make test` run the end-to-end tests against release builds of
@@ -22,8 +25,13 @@ ALLOC_SHIM := $(TOOLS_DIR)/alloccount.so
 PRODUCTS_CONFIG ?= debug
 PORT ?= 9000
 ARGS ?=
+PREFIX ?= $(HOME)/.local
+BINDIR ?= $(PREFIX)/bin
+UNITDIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
+# The binary `install-files` copies; `install` builds it first.
+PARAMD_BIN ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/paramd
 
-.PHONY: all deps build test run shim clean
+.PHONY: all deps build test run shim clean install install-files uninstall
 
 all: build
 
@@ -51,6 +59,29 @@ endif
 
 run: build
 	@scripts/run-paramd.sh --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --port $(PORT) -- $(ARGS)
+
+install: build
+	@$(MAKE) --no-print-directory install-files
+
+# Copies without building (the tests use it with a debug binary and temporary folders).
+install-files:
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"
+	install -m 0755 "$(PARAMD_BIN)" "$(DESTDIR)$(BINDIR)/paramd"
+	sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/paramd|' systemd/paramd.service > "$(DESTDIR)$(UNITDIR)/paramd.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/paramd.service"
+	@echo "Installed $(DESTDIR)$(BINDIR)/paramd and $(DESTDIR)$(UNITDIR)/paramd.service. Next:"
+	@echo "  systemctl --user daemon-reload && systemctl --user enable --now paramd"
+	@echo "  journalctl --user -u paramd -f      # its log; docs/OPERATIONS.md for more"
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null 2>&1 && systemctl --user is-system-running >/dev/null 2>&1; then \
+		systemctl --user disable --now paramd.service 2>/dev/null || true; \
+	fi
+	rm -f "$(DESTDIR)$(BINDIR)/paramd" "$(DESTDIR)$(UNITDIR)/paramd.service"
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null 2>&1 && systemctl --user is-system-running >/dev/null 2>&1; then \
+		systemctl --user daemon-reload || true; \
+	fi
+	@echo "Removed paramd and its unit. Config and state stay in ~/.config/paramd and ~/.local/state/paramd."
 
 clean:
 	$(SWIFT) package clean

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what paramd needs to build, run and test on Debian or Ubuntu, if it is missing:
-# JACK (server, headers, tools), liblo (headers, oscsend/oscdump) and pkg-config. Checks Swift.
+# JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
+# `systemd-analyze verify` of the user unit in the tests). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
-PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config)
+PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd)
 MIN_SWIFT=6.1
 
 missing=()
@@ -55,7 +56,7 @@ if [ -n "$version" ] && [ "$(printf '%s\n%s\n' "$MIN_SWIFT" "$version" | sort -V
     exit 1
 fi
 
-for tool in jackd jack_lsp oscsend oscdump pkg-config; do
+for tool in jackd jack_lsp oscsend oscdump pkg-config systemd-analyze; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "error: $tool still not found after installing packages" >&2
         exit 1

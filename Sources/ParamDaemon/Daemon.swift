@@ -4,21 +4,25 @@ import ParamCore
 
 /// Wires the parts together and runs the control thread (SPEC §4, §5, §6).
 final class Daemon {
-    let options: Options
+    /// The settings in force (command line over config file); a reload may change some.
+    var options: Settings
     let log: Logger
     var controller = Controller()
-    let jack: JackClient
+    /// The JACK client, or the renderer parked while there is no server (Jack/JackSession.swift).
+    let jack: JackSession
     let sockets: [UDPSocket]
     let publisher: Publisher
     /// Producer side of the command ring, and the audio thread's snapshot and counters:
-    /// copies of the renderer's handles taken before activation, so the control thread never
-    /// reads the renderer itself.
-    let commands: SPSCRing<TimedCommand>
-    let targetUpdates: SPSCRing<TargetUpdate>
-    let snapshot: AtomicCells
-    let renderCounters: AtomicCells
+    /// copies of the renderer's handles, so the control thread never reads the renderer itself.
+    /// They change when paramd reconnects to JACK with a new renderer (Daemon+Lifecycle.swift).
+    var commands: SPSCRing<TimedCommand>
+    var targetUpdates: SPSCRing<TargetUpdate>
+    var snapshot: AtomicCells
+    var renderCounters: AtomicCells
     let startTime = monotonicSeconds()
     let signals: Int32
+    /// Config, state, systemd and the JACK connection over time (Daemon+Lifecycle.swift).
+    var life: Lifecycle
 
     /// Messages refused with `/error`, malformed packets, commands that did not fit the ring.
     private(set) var errors = 0
@@ -26,7 +30,7 @@ final class Daemon {
     private(set) var dropped = 0
     private var errorLog = RateLimiter(burst: 5, interval: 1)
 
-    init(options: Options, log: Logger, signals: Int32) throws {
+    init(options: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
         self.options = options
         self.log = log
         self.signals = signals
@@ -50,81 +54,21 @@ final class Daemon {
         }
         self.sockets = sockets
 
-        let server = options.server ?? ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"]
-        jack = try JackClient(name: options.name, server: server) { rate in Renderer(sampleRate: rate) }
-        let renderer = jack.renderer
-        commands = renderer.commands
-        targetUpdates = renderer.updates
-        snapshot = renderer.snapshot
-        renderCounters = renderer.counters
-        publisher = Publisher(events: renderer.events, maxSubscribers: options.maxSubscribers,
+        // Targets and default actions: saved state, else the config file, else SPEC §3. The
+        // renderer is parked until a JACK server is there (Daemon+Lifecycle.swift).
+        var life = Lifecycle(commandLine: commandLine, settings: options, log: log)
+        let starting = life.startingController(options, log: log)
+        self.life = life
+        controller = starting
+        let server = options.serverName(environment: ProcessInfo.processInfo.environment)
+        let parked = Renderer(sampleRate: 48000, initial: { starting.target($0) })
+        jack = JackSession(name: options.name, server: server, parking: parked)
+        commands = parked.commands
+        targetUpdates = parked.updates
+        snapshot = parked.snapshot
+        renderCounters = parked.counters
+        publisher = Publisher(events: parked.events, maxSubscribers: options.maxSubscribers,
                               timeToLive: options.subscriptionTtl, log: log)
-    }
-
-    func run() throws -> Int32 {
-        publisher.start()
-        jack.measureClockOffset()
-        try jack.activate()
-        connect()
-        let listening = sockets.map(\.address.description).joined(separator: " and ")
-        log.info("ready: OSC on \(listening); JACK client '\(jack.name)' at \(jack.sampleRate) Hz, \(jack.bufferSize) frames")
-
-        var fds = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        fds.append(pollfd(fd: signals, events: Int16(POLLIN), revents: 0))
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
-        defer { buffer.deallocate() }
-        var serverGoneLogged = false
-        var lastClockMeasurement = monotonicSeconds()
-
-        while true {
-            let ready = poll(&fds, nfds_t(fds.count), 100)
-            adoptTargetUpdates()
-            if monotonicSeconds() - lastClockMeasurement >= 0.5 {
-                lastClockMeasurement = monotonicSeconds()
-                jack.measureClockOffset()
-            }
-            if ready < 0 && errno != EINTR { throw OSCError(operation: "poll", code: errno) }
-            if fds.last!.revents & Int16(POLLIN) != 0 {
-                var signal: Int32 = 0
-                _ = read(signals, &signal, MemoryLayout<Int32>.size)
-                if signal == SIGTERM || signal == SIGINT {
-                    log.info("signal \(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
-                    shutdown()
-                    return 0
-                }
-            }
-            for (i, socket) in sockets.enumerated() where fds[i].revents & Int16(POLLIN) != 0 {
-                // Drain what waits, in bounded batches so one socket cannot starve the other.
-                var batch = 0
-                while batch < 256, let (count, sender) = socket.receive(into: buffer) {
-                    batch += 1
-                    // 64 KiB holds any UDP datagram whole.
-                    handlePacket(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: sender, on: socket)
-                }
-            }
-            if JackEvents.shared.serverGone.load(ordering: .acquiring), !serverGoneLogged {  // pairs with paramdShutdown
-                serverGoneLogged = true
-                log.error("the JACK server went away; OSC stays up, audio is stopped")
-            }
-        }
-    }
-
-    private func connect() {
-        var destinations = options.connections
-        if destinations.isEmpty && options.autoconnect {
-            destinations = Array(jack.physicalPlaybackPorts().prefix(2))
-            if destinations.isEmpty { log.warning("--autoconnect: no physical playback ports") }
-        }
-        guard !destinations.isEmpty else { return }
-        let failures = jack.connectOutputs(to: destinations)
-        for f in failures { log.warning("cannot connect \(f)") }
-        if failures.isEmpty { log.info("connected \(jack.outputNames.joined(separator: ",")) → \(destinations.joined(separator: ","))") }
-    }
-
-    private func shutdown() {
-        jack.close()
-        publisher.stop()
-        jack.release()
     }
 
     // MARK: - Packets
@@ -164,7 +108,7 @@ final class Daemon {
 
     /// Takes the targets the audio side moved itself (stops, animations resting away from
     /// their target) into the controller's model.
-    private func adoptTargetUpdates() {
+    func adoptTargetUpdates() {
         while let update = targetUpdates.pop() { controller.apply(update) }
     }
 

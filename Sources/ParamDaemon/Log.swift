@@ -6,15 +6,29 @@ import Synchronization
 
 /// One line per event on stderr. Under journald (`$JOURNAL_STREAM`) each line starts with its
 /// syslog priority (`<3>` error … `<7>` debug) so `journalctl -p` can filter.
+///
+/// Every handler shares one level (`StderrLogHandler.level`), so `--log-level` and a config
+/// reload set it for every logger at once.
 struct StderrLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level
     let label: String
     let journald: Bool
 
-    init(label: String, level: Logger.Level, journald: Bool) {
+    /// The level in force for every logger of the process.
+    static let level = Atomic<UInt8>(2)  // .info
+    static let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
+
+    static func setLevel(_ level: Logger.Level) {
+        Self.level.store(UInt8(levels.firstIndex(of: level) ?? 2), ordering: .relaxed)
+    }
+
+    var logLevel: Logger.Level {
+        get { Self.levels[Int(Self.level.load(ordering: .relaxed))] }
+        set { Self.setLevel(newValue) }
+    }
+
+    init(label: String, journald: Bool) {
         self.label = label
-        self.logLevel = level
         self.journald = journald
     }
 
@@ -36,7 +50,8 @@ struct StderrLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var line = journald ? "<\(Self.priority(event.level))>" : "paramd: \(event.level): "
-        line += "\(event.message)"
+        // One event, one line: a message never breaks the line.
+        line += "\(event.message)".split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ⏎ ")
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         if !all.isEmpty {
             line += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")

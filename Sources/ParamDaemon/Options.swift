@@ -2,28 +2,41 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// paramd's command line (SPEC §6).
+/// paramd's command line (SPEC §6). Every setting is optional here: a flag the user did not
+/// give leaves the config file's value (or the default) in force, so flags win over the file
+/// without hiding it. `Settings` holds the resolved values.
 struct Options: ParsableCommand {
     static let version = "0.1.0"
     static let configuration = CommandConfiguration(
         commandName: "paramd",
         abstract: "A JACK client whose parameters are animated per sample from OSC.",
         discussion: """
-            paramd renders a sine tone and passes in_1/in_2 to out_1/out_2 under five animated
-            parameters: volume, tone, frequency, pan, input. An OSC message sets a target; the
-            value moves there over a duration along a timing curve, sample by sample.
+            paramd renders a sine tone and passes in_1/in_2 to out_1/out_2 under five
+            animated parameters: volume, tone, frequency, pan, input. An OSC message
+            sets a target; the value moves there over a duration along a timing curve,
+            sample by sample.
 
-              oscsend localhost 9000 /tone f 0.5              # the tone on, over 0.25 s
+              oscsend localhost 9000 /tone f 0.5           # the tone on, over 0.25 s
               oscsend localhost 9000 /frequency ffs 880 2 easeInEaseOut
               oscdump 7000 & oscsend localhost 9000 /subscribe sii '/*' 60 7000
 
-            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise. See docs/ for
-            the OSC reference, curves and operations.
+            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise.
+
+            Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
+            flags win over it; SIGHUP reloads it. Targets and default actions are
+            kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:
+            neither read nor written). paramd waits for its JACK server and follows
+            it across restarts; it never starts one. SIGTERM or SIGINT: fade out,
+            save state, leave JACK, exit 0.
+
+            Exit status: 0 after SIGTERM or SIGINT, 64 for a bad command line, 78 for
+            a bad config file, 1 for other failures. docs/OPERATIONS.md covers
+            systemd, qjackctl, PipeWire and the logs.
             """,
         version: "paramd \(version)")
 
-    @Option(help: "UDP port for OSC.")
-    var port: UInt16 = 9000
+    @Option(help: ArgumentHelp("UDP port for OSC (default 9000).", valueName: "port"))
+    var port: UInt16?
 
     @Option(name: .customLong("bind"), help: ArgumentHelp(
         "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose.",
@@ -33,39 +46,47 @@ struct Options: ParsableCommand {
     @Option(help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).", valueName: "name"))
     var server: String?
 
-    @Option(help: "JACK client name.")
-    var name: String = "paramd"
+    @Option(help: ArgumentHelp("JACK client name (default paramd).", valueName: "name"))
+    var name: String?
 
-    @Option(help: ArgumentHelp("Connect out_1,out_2 to these two ports at start.", valueName: "port,port"))
+    @Option(help: ArgumentHelp("Connect out_1,out_2 to these two ports at start and after every reconnect.", valueName: "port,port"))
     var connect: String?
 
-    @Flag(help: "Connect out_1,out_2 to the first two physical playback ports at start.")
-    var autoconnect = false
+    @Flag(inversion: .prefixedNo, help: "Connect out_1,out_2 to the first two physical playback ports at start and after every reconnect (default: no).")
+    var autoconnect: Bool?
 
-    @Option(help: "Most subscribers at once.")
-    var maxSubscribers: Int = 32
+    @Option(help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/paramd/config.toml, if it exists).", valueName: "path"))
+    var config: String?
 
-    @Option(help: ArgumentHelp("Seconds a subscription lasts unless renewed by sending /subscribe again.", valueName: "seconds"))
-    var subscriptionTtl: Double = 600
+    @Option(help: ArgumentHelp("State file (default: $XDG_STATE_HOME/paramd/state.json).", valueName: "path"))
+    var stateFile: String?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    @Flag(name: .customLong("state"), inversion: .prefixedNo,
+          help: "Restore targets and default actions at start and save them (default: yes).")
+    var state: Bool?
 
-    var connections: [String] {
-        connect?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
-    }
+    @Option(help: ArgumentHelp("Most subscribers at once (default 32).", valueName: "count"))
+    var maxSubscribers: Int?
+
+    @Option(help: ArgumentHelp("Seconds a subscription lasts unless renewed by sending /subscribe again (default 600).", valueName: "seconds"))
+    var subscriptionTtl: Double?
+
+    @Option(help: ArgumentHelp("Log level (default info).", valueName: "level"))
+    var logLevel: Logger.Level?
 
     mutating func validate() throws {
-        if let connect, connections.count != 2 {
+        if let connect, Settings.splitConnections(connect).count != 2 {
             throw ValidationError("--connect takes two ports separated by a comma, e.g. system:playback_1,system:playback_2 (got '\(connect)')")
         }
-        guard maxSubscribers >= 0 else { throw ValidationError("--max-subscribers must be ≥ 0") }
-        guard subscriptionTtl > 0, subscriptionTtl.isFinite else { throw ValidationError("--subscription-ttl must be a positive number of seconds") }
+        if let maxSubscribers, maxSubscribers < 0 { throw ValidationError("--max-subscribers must be ≥ 0") }
+        if let subscriptionTtl, !(subscriptionTtl > 0 && subscriptionTtl.isFinite) {
+            throw ValidationError("--subscription-ttl must be a positive number of seconds")
+        }
         for address in bind where SocketAddress(numeric: address, port: 0) == nil {
             throw ValidationError("--bind takes a numeric IPv4 or IPv6 address (got '\(address)')")
         }
+        if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
     }
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-

@@ -11,16 +11,34 @@ do {
     Options.exit(withError: error)
 }
 
-let journald = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
-let level = options.logLevel
-LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, journald: journald) }
+let environment = ProcessInfo.processInfo.environment
+let journald = environment["JOURNAL_STREAM"] != nil
+LoggingSystem.bootstrap { label in StderrLogHandler(label: label, journald: journald) }
 let log = Logger(label: "paramd")
+JackMessages.install()
+
+// The config file: --config, else $XDG_CONFIG_HOME/paramd/config.toml if it exists. A bad file
+// is an error naming the line and the key, and paramd does not start (EX_CONFIG).
+let explicitConfig = options.config.flatMap { Settings.expandTilde($0, environment: environment) }
+let configPath = explicitConfig ?? ConfigFile.defaultPath(environment: environment)
+let file: ConfigFile?
+do {
+    file = try ConfigFile.load(path: configPath, required: explicitConfig != nil)
+} catch {
+    log.error("bad config file: \(error); paramd does not start")
+    exit(78)
+}
+let settings = Settings(options: options, file: file, configPath: file == nil ? nil : configPath,
+                        environment: environment)
+StderrLogHandler.setLevel(settings.logLevel)
+if file != nil { log.info("config read from \(configPath)") }
+log.debug("settings: port \(settings.port), bind \(settings.hosts.joined(separator: " ")), server \(settings.server ?? "(default)"), name \(settings.name), connect \(settings.connections.isEmpty ? "-" : settings.connections.joined(separator: ",")), autoconnect \(settings.autoconnect), state \(settings.stateFile ?? "off"), max-subscribers \(settings.maxSubscribers), subscription-ttl \(settings.subscriptionTtl) s")
 
 signal(SIGPIPE, SIG_IGN)
 let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
 
 do {
-    let daemon = try Daemon(options: options, log: log, signals: signals)
+    let daemon = try Daemon(options: settings, commandLine: options, log: log, signals: signals)
     exit(try daemon.run())
 } catch {
     log.critical("\(error)")

@@ -43,6 +43,12 @@ public struct Controller: Sendable {
     public func target(_ p: ParameterID) -> Double { targets[Int(p.rawValue)] }
     public func defaultAction(_ p: ParameterID) -> DefaultAction { defaults[Int(p.rawValue)] }
 
+    /// Control thread. Sets a parameter's default action (a reloaded config file); the model
+    /// and everything else stay as they are.
+    public mutating func setDefaultAction(_ action: DefaultAction, for p: ParameterID) {
+        defaults[Int(p.rawValue)] = action
+    }
+
     /// Control thread. The audio side moved a target itself (a stop, or an animation that
     /// rests away from its target); adopt it unless a newer command has set the target since.
     public mutating func apply(_ update: TargetUpdate) {

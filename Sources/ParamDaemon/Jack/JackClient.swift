@@ -1,4 +1,5 @@
 import CJack
+import Logging
 import ParamCore
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,9 @@ import Glibc
 struct JackError: Error, CustomStringConvertible {
     let operation: String
     let code: Int32
-    var description: String { "JACK \(operation) failed (code \(code))" }
+    /// What the code means, when known.
+    var reason: String? = nil
+    var description: String { "JACK \(operation) failed\(reason.map { ": \($0)" } ?? "") (code \(code))" }
 }
 
 /// paramd's JACK client (`jack_client_t`): four ports, the process callback, connections.
@@ -24,7 +27,9 @@ final class JackClient {
     init(name: String, server: String?, makeRenderer: (Double) -> Renderer) throws(JackError) {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
-            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")", code: Int32(bitPattern: status.rawValue))
+            let noServer = status.rawValue & JackServerFailed.rawValue != 0
+            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")",
+                            code: Int32(bitPattern: status.rawValue), reason: noServer ? "cannot reach the server" : nil)
         }
         self.client = client
         self.name = String(cString: jack_get_client_name(client))
@@ -32,6 +37,7 @@ final class JackClient {
 
         func register(_ port: String, _ flags: JackPortFlags) throws(JackError) -> OpaquePointer {
             guard let p = jack_port_register(client, port, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue), 0) else {
+                jack_client_close(client)
                 throw JackError(operation: "port register \(port)", code: -1)
             }
             return p
@@ -136,10 +142,46 @@ final class JackClient {
     }
 
     func release() {
-        context.pointee.renderer.deallocate()
+        takeRenderer().deallocate()
+    }
+
+    /// After the server went away (the shutdown callback ran): closes the client without
+    /// deactivating it, which a dead server cannot answer. No callback runs after this.
+    func closeAfterServerLoss() {
+        isActive = false
+        jack_client_close(client)
+    }
+
+    /// Once the client is closed: frees the process context and hands its renderer to the
+    /// caller, who now owns it (the audio thread is gone).
+    func takeRenderer() -> Renderer {
+        let renderer = context.pointee.renderer
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
         context.deinitialize(count: 1)
         context.deallocate()
+        return renderer
     }
+}
+
+/// libjack's own error and information messages (`jack_set_error_function`,
+/// `jack_set_info_function`): to the log at debug level, one line each, so that a server that
+/// is away does not fill stderr with libjack's complaints at every retry.
+enum JackMessages {
+    static func install() {
+        jack_set_error_function(paramdJackError)
+        jack_set_info_function(paramdJackInfo)
+    }
+}
+
+private let jackLog = Logger(label: "paramd.jack")
+
+private func paramdJackError(_ message: UnsafePointer<CChar>?) {
+    guard let message else { return }
+    jackLog.debug("libjack: \(String(cString: message))")
+}
+
+private func paramdJackInfo(_ message: UnsafePointer<CChar>?) {
+    guard let message else { return }
+    jackLog.trace("libjack: \(String(cString: message))")
 }

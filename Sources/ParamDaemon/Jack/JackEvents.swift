@@ -7,5 +7,9 @@ final class JackEvents: Sendable {
     let sampleRate = Atomic<Int>(0)
     let bufferSize = Atomic<Int>(0)
     let xruns = Atomic<Int>(0)
+    /// Set by the shutdown callback; cleared by `JackSession` before it opens a new client.
     let serverGone = Atomic<Bool>(false)
+    /// Written by `JackSession` (control thread): a client is open and active. What `/status`
+    /// reports as `jack` (`connected` or `disconnected`).
+    let connected = Atomic<Bool>(false)
 }

@@ -6,13 +6,20 @@ import Synchronization
 /// The publisher thread: drains the audio thread's events, throttles them per subscriber
 /// and sends them (SPEC §4.5). Subscriptions are shared with the control thread behind a
 /// mutex; sockets are sent on outside it.
+///
+/// The event ring is the current renderer's; when paramd reconnects to JACK with a new renderer,
+/// `switchEvents(to:injecting:)` stops the thread, drains the old ring, and restarts it on the
+/// new one. Subscriptions stay.
 final class Publisher: @unchecked Sendable {
-    let events: SPSCRing<Event>
+    /// Read by the publisher thread only, and replaced only while that thread is stopped.
+    private(set) var events: SPSCRing<Event>
     let subscriptions: Mutex<Subscriptions<SocketAddress>>
     /// One connected socket per subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Mutex<[SocketAddress: UDPSocket]>([:])
     private let running = Atomic<Bool>(true)
     private let finished = Atomic<Bool>(false)
+    /// Monotonic milliseconds at the thread's last turn, for the watchdog's health check.
+    let heartbeat = Atomic<Int>(0)
     let log: Logger
 
     init(events: SPSCRing<Event>, maxSubscribers: Int, timeToLive: Double, log: Logger) {
@@ -22,6 +29,9 @@ final class Publisher: @unchecked Sendable {
     }
 
     func start() {
+        running.store(true, ordering: .relaxed)
+        finished.store(false, ordering: .relaxed)
+        heartbeat.store(Int(monotonicSeconds() * 1000), ordering: .relaxed)
         let thread = Thread { [self] in run() }
         thread.name = "paramd-publisher"
         thread.start()
@@ -31,6 +41,28 @@ final class Publisher: @unchecked Sendable {
     func stop() {
         running.store(false, ordering: .releasing)  // pairs with the loop's acquiring load
         while !finished.load(ordering: .acquiring) { usleep(1000) }
+    }
+
+    /// Control thread. Stops the thread, sends what is left in the current ring and then
+    /// `injected` (events the control thread makes, such as the `done`s of animations cut short
+    /// by the loss of the server), and restarts the thread on `ring`, which may be the same.
+    /// After this returns the old ring is no longer read and may be deallocated.
+    func switchEvents(to ring: SPSCRing<Event>, injecting injected: [Event] = []) {
+        stop()
+        let now = monotonicSeconds()
+        var outgoing: [(SocketAddress, OSCMessage)] = []
+        subscriptions.withLock { table in
+            while let event = events.pop() { outgoing += Self.publish(event, into: &table, now: now) }
+            for event in injected { outgoing += Self.publish(event, into: &table, now: now) }
+        }
+        deliver(outgoing)
+        events = ring
+        start()
+    }
+
+    /// Seconds since the thread last went round its loop.
+    var secondsSinceHeartbeat: Double {
+        monotonicSeconds() - Double(heartbeat.load(ordering: .relaxed)) / 1000
     }
 
     var subscriberCount: Int { subscriptions.withLock { $0.count } }
@@ -50,15 +82,9 @@ final class Publisher: @unchecked Sendable {
         while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
             var outgoing: [(SocketAddress, OSCMessage)] = []
+            heartbeat.store(Int(now * 1000), ordering: .relaxed)
             subscriptions.withLock { table in
-                while let event = events.pop() {
-                    switch event {
-                    case .value(let p, let v):
-                        outgoing += table.valueChanged(p, v, now: now)
-                    case .done(let p, let finished, let v, let tag, let hasTag):
-                        outgoing += table.animationEnded(p, finished: finished, value: v, tag: hasTag ? tag : nil, now: now)
-                    }
-                }
+                while let event = events.pop() { outgoing += Self.publish(event, into: &table, now: now) }
                 outgoing += table.flush(now: now)
                 if now - lastExpiry >= 1 {
                     lastExpiry = now
@@ -74,6 +100,16 @@ final class Publisher: @unchecked Sendable {
             usleep(1000)
         }
         finished.store(true, ordering: .releasing)  // pairs with stop()'s acquiring load
+    }
+
+    private static func publish(_ event: Event, into table: inout Subscriptions<SocketAddress>,
+                                now: Double) -> [(SocketAddress, OSCMessage)] {
+        switch event {
+        case .value(let p, let v):
+            table.valueChanged(p, v, now: now)
+        case .done(let p, let finished, let v, let tag, let hasTag):
+            table.animationEnded(p, finished: finished, value: v, tag: hasTag ? tag : nil, now: now)
+        }
     }
 
     private func deliver(_ outgoing: [(SocketAddress, OSCMessage)]) {

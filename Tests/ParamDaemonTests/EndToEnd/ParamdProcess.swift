@@ -15,6 +15,11 @@ struct ParamdProcess {
     static func start(server: JackServer, name: String = "paramd", arguments: [String] = [],
                       environment: [String: String] = [:]) async throws -> ParamdProcess {
         let port = try freeUDPPort()
+        // A home of its own: no test reads or writes the machine's config and state files.
+        var environment = environment
+        let home = TestDirectory.file("home-\(name)")
+        if environment["XDG_CONFIG_HOME"] == nil { environment["XDG_CONFIG_HOME"] = home + "/config" }
+        if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = home + "/state" }
         let process = try ChildProcess(
             try Binaries.paramd(),
             ["--server", server.name, "--name", name, "--port", "\(port)"] + arguments,

@@ -36,11 +36,23 @@ struct ReachTests {
         let connections = try await server.connections()
         #expect(connections["paramd-ports:out_1"]?.contains("system:playback_1") == true, "\(connections)")
         #expect(connections["paramd-ports:out_2"]?.contains("system:playback_2") == true, "\(connections)")
-        let property = try ChildProcess("/usr/bin/jack_property", ["--port", "-l", "paramd-ports:out_1", "http://jackaudio.org/metadata/pretty-name"],
-                                        environment: ["JACK_DEFAULT_SERVER": server.name], label: "jack_property")
-        _ = try await property.waitForExit()
-        #expect(property.standardOutput.contains("paramd output 1"), "\(property.outputSummary())")
         #expect(try await paramd.stop() == .exited(0))
+
+        // JACK2 keeps metadata in one database for all of a user's servers, keyed by port UUIDs
+        // that every server numbers the same way: when a client of another test server running
+        // at the same time closes a port with the same UUID, our property goes with it. So a
+        // missing name is tried again with a fresh paramd (fresh UUIDs); one good read proves it.
+        var seen: [String] = []
+        for attempt in 1...4 {
+            let again = try await ParamdProcess.start(server: server, name: "paramd-pretty\(attempt)")
+            let property = try ChildProcess("/usr/bin/jack_property", ["--port", "-l", "paramd-pretty\(attempt):out_1", "http://jackaudio.org/metadata/pretty-name"],
+                                            environment: ["JACK_DEFAULT_SERVER": server.name], label: "jack_property")
+            _ = try await property.waitForExit()
+            #expect(try await again.stop() == .exited(0))
+            seen.append(property.standardOutput + property.standardError)
+            if property.standardOutput.contains("paramd output 1") { break }
+        }
+        #expect(seen.last?.contains("paramd output 1") == true, "\(seen)")
     }
 
     @Test func badInputGetsAnErrorAndPingStillAnswers() async throws {

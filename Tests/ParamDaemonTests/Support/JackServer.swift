@@ -47,6 +47,15 @@ public final class JackServer: Sendable, CustomStringConvertible {
     }
 
     private static let counter = Atomic<Int>(0)
+
+    /// A server name no server of this test process has had: `paramd-test-<pid>-<label>-<n>`.
+    public static func uniqueName(_ label: String) -> String {
+        avoidingLspCrash("paramd-test-\(getpid())-\(label)-\(counter.add(1, ordering: .relaxed).newValue)")
+    }
+
+    /// jack_lsp (jack-tools 1.9.21) dies in malloc for a server name of exactly 24 characters
+    /// (seen here: 23 and 25 work, 24 does not), so no test server gets such a name.
+    static func avoidingLspCrash(_ name: String) -> String { name.count == 24 ? name + "x" : name }
     private static let slots = AsyncSemaphore(
         Int(ProcessInfo.processInfo.environment["PARAMD_TEST_MAX_SERVERS"] ?? "") ?? 3)
 
@@ -67,14 +76,16 @@ public final class JackServer: Sendable, CustomStringConvertible {
         self.process = process
     }
 
-    /// Starts a server and waits until clients can connect (up to `timeout`).
-    public static func start(rate: Int = 48000, period: Int = 256, realtime: Bool = true,
+    /// Starts a server and waits until clients can connect (up to `timeout`). `name` names it
+    /// (to start a server again under the name a client is waiting for); by default a fresh
+    /// `paramd-test-<pid>-<n>`.
+    public static func start(name: String? = nil, rate: Int = 48000, period: Int = 256, realtime: Bool = true,
                              timeout: Duration = .seconds(20)) async throws -> JackServer {
         await slots.acquire()
         let n = counter.add(1, ordering: .relaxed).newValue
         let server: JackServer
         do {
-            let name = "paramd-test-\(getpid())-\(n)"
+            let name = name ?? avoidingLspCrash("paramd-test-\(getpid())-\(n)")
             let process = try spawnJackd(name: name, rate: rate, period: period, realtime: realtime)
             server = JackServer(name: name, sampleRate: rate, period: period, process: process)
         } catch {
@@ -100,9 +111,9 @@ public final class JackServer: Sendable, CustomStringConvertible {
     }
 
     /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
-    public static func with<R>(rate: Int = 48000, period: Int = 256, realtime: Bool = true,
+    public static func with<R>(name: String? = nil, rate: Int = 48000, period: Int = 256, realtime: Bool = true,
                                _ body: (JackServer) async throws -> R) async throws -> R {
-        let server = try await start(rate: rate, period: period, realtime: realtime)
+        let server = try await start(name: name, rate: rate, period: period, realtime: realtime)
         let result: R
         do {
             result = try await body(server)

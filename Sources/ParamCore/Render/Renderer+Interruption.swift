@@ -1,0 +1,26 @@
+extension Renderer {
+    /// Control thread, once no audio thread will render this renderer again (its JACK client is
+    /// closed because the server went away): the `done` events, `finished` 0, of every
+    /// animation in flight and every one still waiting in the schedule, each at the value
+    /// sounding when rendering stopped (SPEC §5). The renderer is not rendered again.
+    public func interruptedAnimations() -> [Event] {
+        var ended: [Event] = []
+        for p in ParameterID.allCases {
+            let parameter = params[Int(p.rawValue)]
+            for k in 0..<parameter.layerCount {
+                let layer = parameter.layers[k]
+                ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag, hasTag: layer.hasTag))
+            }
+        }
+        for i in 0..<scheduled {
+            let p = schedule[i].timed.command.parameter
+            let value = params[Int(p.rawValue)].value
+            switch schedule[i].timed.command {
+            case .animate(_, let s): ended.append(.done(p, finished: false, value: value, tag: s.tag, hasTag: s.hasTag))
+            case .keyframes(_, let s): ended.append(.done(p, finished: false, value: value, tag: s.tag, hasTag: s.hasTag))
+            case .stop: break
+            }
+        }
+        return ended
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import ParamCore
+
+/// paramd's hold on JACK across server restarts (SPEC §5): the client while there is a server,
+/// and otherwise a *parked* renderer that no audio thread runs. The parked renderer takes the
+/// commands sent while the server is away (the control loop drains and drops them: the
+/// controller's model already holds the targets) and keeps the last sounding values for `/get`
+/// and new subscribers. Each connection renders with a new renderer that starts on the targets.
+/// Control thread.
+final class JackSession {
+    /// The client name asked for (`--name`).
+    let requestedName: String
+    /// The server asked for; nil for the default server.
+    let server: String?
+    private(set) var client: JackClient?
+    private var parked: Renderer?
+    private var lastSampleRate = 0
+    private var lastBufferSize = 0
+
+    init(name: String, server: String?, parking renderer: Renderer) {
+        requestedName = name
+        self.server = server
+        parked = renderer
+        JackEvents.shared.connected.store(false, ordering: .relaxed)
+    }
+
+    /// True while a JACK client is open and active.
+    var isConnected: Bool { client?.isActive ?? false }
+    /// The JACK client name (JACK may have changed it), or the one asked for.
+    var name: String { client?.name ?? requestedName }
+    /// The server's sample rate, or the last one known while away (0 before any connection).
+    var sampleRate: Int { client?.sampleRate ?? lastSampleRate }
+    var bufferSize: Int { client?.bufferSize ?? lastBufferSize }
+    /// `jack_cpu_load` in percent; 0 while away.
+    var dspLoad: Double { client?.dspLoad ?? 0 }
+    /// How the server is named in the log and `STATUS=`.
+    var serverDescription: String { server.map { "'\($0)'" } ?? "(default)" }
+
+    /// The renderer in use: the client's, or the parked one.
+    var renderer: Renderer { client?.renderer ?? parked! }
+
+    /// Opens a client on the server and activates it, with a renderer from `makeRenderer`
+    /// (given the server's sample rate). On success the parked renderer is returned: the
+    /// caller switches every reader of it to the new one, then deallocates it.
+    func connect(makeRenderer: (Double) -> Renderer) throws(JackError) -> Renderer {
+        precondition(client == nil, "already connected")
+        JackEvents.shared.serverGone.store(false, ordering: .relaxed)  // no client is left to set it
+        let fresh = try JackClient(name: requestedName, server: server, makeRenderer: makeRenderer)
+        // Time tags need the JACK-to-system clock offset from the first cycle on.
+        fresh.measureClockOffset()
+        do {
+            try fresh.activate()
+        } catch {
+            fresh.close()
+            fresh.release()
+            throw error
+        }
+        client = fresh
+        lastSampleRate = fresh.sampleRate
+        lastBufferSize = fresh.bufferSize
+        JackEvents.shared.connected.store(true, ordering: .relaxed)
+        let previous = parked!
+        parked = nil
+        return previous
+    }
+
+    /// Re-measures the JACK-to-system clock offset (the system clock may be slewed or stepped).
+    func measureClockOffset() { client?.measureClockOffset() }
+
+    /// The server went away (the shutdown callback said so): closes the client, parks its
+    /// renderer, and returns the `done` events (finished 0) of the animations it had in flight.
+    func serverLost() -> [Event] {
+        guard let lost = client else { return [] }
+        lastSampleRate = lost.sampleRate
+        lastBufferSize = lost.bufferSize
+        lost.closeAfterServerLoss()
+        let renderer = lost.takeRenderer()
+        client = nil
+        parked = renderer
+        JackEvents.shared.connected.store(false, ordering: .relaxed)
+        return renderer.interruptedAnimations()
+    }
+
+    /// Leaves JACK: deactivates and closes the client. The renderers stay allocated (the
+    /// publisher may still be reading the event ring) until `release()`.
+    func leave() {
+        client?.close()
+        JackEvents.shared.connected.store(false, ordering: .relaxed)
+    }
+
+    /// After `leave()`, once nothing reads any renderer handle: frees every renderer.
+    func release() {
+        if let client {
+            parked?.deallocate()
+            parked = client.takeRenderer()
+            self.client = nil
+        }
+        parked?.deallocate()
+        parked = nil
+    }
+
+    // MARK: Pass-throughs to the client, when there is one
+
+    var outputNames: [String] { client?.outputNames ?? [] }
+    func physicalPlaybackPorts() -> [String] { client?.physicalPlaybackPorts() ?? [] }
+    func connectOutputs(to destinations: [String]) -> [String] { client?.connectOutputs(to: destinations) ?? [] }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import ParamCore
+
+/// The settings in force: the command line over the config file over the defaults (SPEC §6).
+struct Settings: Equatable, Sendable {
+    var port: UInt16 = 9000
+    /// Addresses to listen on; empty means the loopback addresses.
+    var bind: [String] = []
+    var server: String?
+    var name = "paramd"
+    /// `--connect`: the two ports out_1, out_2 go to; empty when not given.
+    var connections: [String] = []
+    var autoconnect = false
+    /// The config file read, if any.
+    var configPath: String?
+    /// Where state is kept; nil with `--no-state`.
+    var stateFile: String?
+    var maxSubscribers = 32
+    var subscriptionTtl: Double = 600
+    var logLevel: Logger.Level = .info
+    /// Each parameter's initial value and default action, as the config file gives them.
+    var parameters: [ParameterID: ParameterConfig] = [:]
+
+    /// Merges `options` (which win) over `file` over the defaults.
+    init(options: Options, file: ConfigFile?, configPath: String?, environment: [String: String]) {
+        let file = file ?? ConfigFile()
+        self.configPath = configPath
+        if let v = options.port ?? file.port { port = v }
+        bind = options.bind.isEmpty ? (file.bind ?? []) : options.bind
+        server = options.server ?? file.server
+        if let v = options.name ?? file.name { name = v }
+        connections = options.connect.map(Self.splitConnections) ?? file.connect ?? []
+        if let v = options.autoconnect ?? file.autoconnect { autoconnect = v }
+        if options.state ?? file.state ?? true {
+            stateFile = Self.expandTilde(options.stateFile ?? file.stateFile, environment: environment)
+                ?? Self.defaultStatePath(environment: environment)
+        }
+        if let v = options.maxSubscribers ?? file.maxSubscribers { maxSubscribers = v }
+        if let v = options.subscriptionTtl ?? file.subscriptionTtl { subscriptionTtl = v }
+        if let v = options.logLevel ?? file.logLevel { logLevel = v }
+        parameters = file.parameters
+    }
+
+    init() {}
+
+    /// The JACK server asked for: `--server`, the file's `server`, `$JACK_DEFAULT_SERVER`, or nil
+    /// for the default server.
+    func serverName(environment: [String: String]) -> String? {
+        if let server, !server.isEmpty { return server }
+        if let s = environment["JACK_DEFAULT_SERVER"], !s.isEmpty { return s }
+        return nil
+    }
+
+    /// The listening addresses: `bind`, or the two loopback addresses.
+    var hosts: [String] { bind.isEmpty ? ["127.0.0.1", "::1"] : bind }
+
+    /// A parameter's target at start when no state is restored: the file's `initial`, else SPEC §3's.
+    func initialValue(_ p: ParameterID) -> Double { parameters[p]?.initial ?? p.initialValue }
+
+    /// A parameter's default action from the file, completed with SPEC §3's.
+    func defaultAction(_ p: ParameterID) -> DefaultAction {
+        DefaultAction(seconds: parameters[p]?.seconds ?? DefaultAction.standard.seconds,
+                      curve: parameters[p]?.curve ?? DefaultAction.standard.curve)
+    }
+
+    static func splitConnections(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `$XDG_STATE_HOME/paramd/state.json`, else `~/.local/state/paramd/state.json`.
+    static func defaultStatePath(environment: [String: String]) -> String {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        return base + "/paramd/state.json"
+    }
+
+    static func expandTilde(_ path: String?, environment: [String: String]) -> String? {
+        guard let path else { return nil }
+        if path == "~" || path.hasPrefix("~/") {
+            return (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst()
+        }
+        return path
+    }
+}

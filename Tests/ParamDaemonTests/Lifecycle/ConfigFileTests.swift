@@ -1,0 +1,127 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §6: the config file, flags over it, errors that name the line, SIGHUP.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct ConfigFileTests {
+    struct BadConfig: Sendable, CustomTestStringConvertible {
+        let text: String
+        let line: Int
+        let key: String?
+        let words: String
+        var testDescription: String { "\(key ?? "syntax") at line \(line)" }
+    }
+
+    static let badConfigs: [BadConfig] = [
+        BadConfig(text: "# paramd\n\nport = \"nine thousand\"\n", line: 3, key: "port", words: "must be an integer"),
+        BadConfig(text: "name = \"paramd\"\nprot = 9000\n", line: 2, key: "prot", words: "unknown key"),
+        BadConfig(text: "log-level = \"info\"\n\n[volume]\ninitial = 0.5\ncurve = \"wobbly\"\n", line: 5, key: "volume.curve", words: "unknown curve 'wobbly'"),
+        BadConfig(text: "[pan]\ninitial = 3\n", line: 2, key: "pan.initial", words: "within -1.0…1.0"),
+        BadConfig(text: "port = 9000\nautoconnect = = true\n", line: 2, key: nil, words: "not valid TOML"),
+    ]
+
+    @Test(arguments: badConfigs)
+    func aBadConfigFileIsAnErrorThatNamesTheLineAndParamdDoesNotStart(_ bad: BadConfig) async throws {
+        let server = try JackServer.required()
+        let home = TestHome("badconfig")
+        try home.writeConfig(bad.text)
+        let paramd = try launchParamd(server: server.name, name: "paramd-badconfig", port: try freeUDPPort(),
+                                      environment: home.environment)
+        #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78))
+        let error = paramd.standardError
+        #expect(error.contains("\(home.configFile):\(bad.line)"), "names the line: \(error)")
+        if let key = bad.key { #expect(error.contains("'\(key)'"), "names the key: \(error)") }
+        #expect(error.contains(bad.words), "says why: \(error)")
+        #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+        #expect(!error.contains("ready:"))
+        #expect(try await !server.ports().contains { $0.hasPrefix("paramd-badconfig:") })
+    }
+
+    @Test func theFileSetsWhatTheFlagsDoNotAndFlagsWin() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("config")
+        let filePort = try freeUDPPort()
+        try home.writeConfig("""
+            # Every flag has a key of the same name.
+            port = \(filePort)
+            name = "paramd-from-file"
+            connect = ["system:playback_1", "system:playback_2"]
+            log-level = "debug"
+            max-subscribers = 4
+
+            [tone]
+            initial = 0.25
+
+            [frequency]
+            initial = 220
+            duration = 1.5
+            curve = "easeOutBack(2)"
+            """)
+        // --name and --port on the command line win over the file's.
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-config", environment: home.environment)
+        let client = try OSCClient(port: paramd.port)
+        #expect(paramd.port != filePort)
+        #expect(try await client.pings())
+        #expect(try await server.ports().contains("paramd-config:out_1"))
+        #expect(try await server.connections()["paramd-config:out_1"] == ["system:playback_1"], "connect from the file")
+        #expect(paramd.process.standardError.contains("paramd: debug:"), "log-level from the file")
+        #expect(try await client.get("tone")?.target == 0.25)
+        #expect(try await client.get("frequency")?.target == 220)
+        #expect(try await paramd.stop() == .exited(0))
+        let state = try String(contentsOfFile: home.stateFile, encoding: .utf8)
+        #expect(state.contains("\"curve\" : \"easeOutBack(2)\"") && state.contains("\"duration\" : 1.5"), "default action from the file: \(state)")
+    }
+
+    @Test func sighupReloadsTheFileAppliesWhatCanChangeLiveAndSaysWhatCannot() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("reload")
+        try home.writeConfig("log-level = \"info\"\n")
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-reload", arguments: ["--no-state"],
+                                                   environment: home.environment)
+        try home.writeConfig("""
+            log-level = "debug"
+            name = "another-name"
+            autoconnect = true
+
+            [volume]
+            duration = 0.05
+            curve = "linear"
+            """)
+        paramd.process.signal(SIGHUP)
+        try await paramd.process.waitForLine(containing: "config reloaded", on: .stderr)
+        let log = paramd.process.standardError
+        #expect(log.contains("log level now debug"))
+        #expect(log.contains("'autoconnect' changed; it cannot change while paramd runs"))
+        #expect(!log.contains("'name' changed"), "--name wins over the file")
+        #expect(log.contains("default actions now: volume 0.05 s linear"))
+
+        // The new default action shapes the next message: 0.05 s, linear.
+        let feeder = try await JackTool.feed(server: server, connect: ["paramd-reload:in_1"], value: 1)
+        let recorder = try await JackTool.record(server: server, connect: ["paramd-reload:out_1"], seconds: 5)
+        try await Task.sleep(for: .milliseconds(200))
+        try await oscsend(paramd.port, "/volume", "f", "0")
+        try await Task.sleep(for: .milliseconds(300))
+        let recording = try await recorder.stop()
+        try await feeder.stop()
+
+        // A bad file on reload changes nothing and says where.
+        try home.writeConfig("log-level = 3\n")
+        paramd.process.signal(SIGHUP)
+        try await paramd.process.waitForLine(containing: "config not reloaded", on: .stderr)
+        #expect(paramd.process.standardError.contains("\(home.configFile):1: 'log-level'"))
+        #expect(try await paramd.stop() == .exited(0))
+
+        let out = recording.channels[0]
+        if let start = out.indices.dropFirst().first(where: { out[$0 - 1] == 1 && out[$0] < 1 }),
+           let end = out[start...].firstIndex(of: 0) {
+            #expect(end - (start - 1) == 2400, "fade of \(end - (start - 1)) frames")
+        } else {
+            Issue.record("no fade recorded")
+        }
+    }
+}

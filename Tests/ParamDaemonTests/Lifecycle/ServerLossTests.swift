@@ -1,0 +1,107 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §5: the JACK server goes away and comes back; paramd stays up and carries on.
+@Suite(.serialized)
+struct ServerLossTests {
+    @Test func whenTheServerGoesAndComesBackParamdRegistersReconnectsAndSoundsItsTargetsWhileOSCAnswersThroughout() async throws {
+        let serverName = JackServer.uniqueName("loss")
+        let home = TestHome("loss")
+        var server = try await JackServer.start(name: serverName)
+        let paramd: ParamdProcess
+        do {
+            paramd = try await ParamdProcess.start(
+                server: server, name: "paramd-loss",
+                arguments: ["--connect", "system:playback_1,system:playback_2"], environment: home.environment)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        defer { paramd.process.signal(SIGTERM) }
+        let client = try OSCClient(port: paramd.port)
+        try client.send("/subscribe", [.string("/frequency"), .float32(0)])
+        #expect(await client.receive(until: "/subscribed") != nil)
+
+        // Targets before: volume 0.5 at once; a 10 s glide of frequency, id 7, in flight.
+        try client.send("/volume", [.float32(0.5), .float32(0)])
+        try client.send("/frequency", [.float32(880), .float32(10), .string("id"), .int32(7)])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await server.connections()["paramd-loss:out_1"] == ["system:playback_1"])
+
+        // A second client pings all along, until paramd is back and sounding.
+        let pinger = Task { () -> (answered: Int, unanswered: Int) in
+            guard let ping = try? OSCClient(port: paramd.port) else { return (0, 1) }
+            var answered = 0, unanswered = 0
+            while !Task.isCancelled {
+                if (try? await ping.pings(timeout: .milliseconds(500))) == true { answered += 1 } else { unanswered += 1 }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return (answered, unanswered)
+        }
+
+        // The server goes (SIGTERM, waited for).
+        try await server.stop()
+        try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
+        let messages = await client.receive(until: "/frequency/done", timeout: .seconds(3)) ?? []
+        let done = messages.last
+        #expect(done?.address == "/frequency/done" && done?.arguments == [.int32(0), .int32(7)],
+                "the glide in flight ends with /done i 0 i 7: \(messages.map { "\($0.address) \($0.arguments)" })")
+
+        // While it is away: OSC answers, new targets are taken without /error.
+        #expect(try await client.pings(), "OSC answers while the server is away")
+        try client.send("/input", [.float32(0.8), .float32(0)])
+        let whileAway = await client.receive(timeout: .milliseconds(300))
+        #expect(whileAway == nil || whileAway?.address.hasPrefix("/frequency") == true,
+                "no /error for a target taken while the server is away: \(String(describing: whileAway))")
+        #expect(try await client.get("input")?.target == 0.8)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(try await client.pings())
+
+        // It comes back under the same name.
+        server = try await JackServer.start(name: serverName)
+        let serverUp = ContinuousClock.now
+        do {
+            try await waitUntil("paramd's ports are back", timeout: .seconds(5), interval: .milliseconds(20)) {
+                try await server.ports().contains("paramd-loss:out_2")
+            }
+            let back = ContinuousClock.now - serverUp
+            try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(3))
+            TestLog.write("server loss: paramd's ports back \(String(format: "%.0f", back.milliseconds)) ms after the server answered")
+            #expect(back < .seconds(2.5), "retries every second")
+            try await waitUntil("the --connect connections are back", timeout: .seconds(3)) {
+                try await server.connections()["paramd-loss:out_1"] == ["system:playback_1"]
+            }
+            #expect(try await server.connections()["paramd-loss:out_2"] == ["system:playback_2"])
+            #expect(try await client.pings())
+
+            // Every parameter sounds its target: out = volume · input · in = 0.5 · 0.8 · 1.
+            let feeder = try await JackTool.feed(server: server, connect: ["paramd-loss:in_1", "paramd-loss:in_2"], value: 1)
+            let recorder = try await JackTool.record(server: server, connect: ["paramd-loss:out_1", "paramd-loss:out_2"], seconds: 5)
+            try await Task.sleep(for: .milliseconds(300))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            let steady = recording.channels[0].suffix(4096)
+            #expect(steady.count == 4096 && steady.allSatisfy { $0 == Float(0.5 * 0.8) },
+                    "out_1 after the return: \(Set(steady).sorted().prefix(8))")
+            let frequency = try await client.get("frequency")
+            #expect(frequency?.value == 880 && frequency?.target == 880, "frequency sounds its target: \(String(describing: frequency))")
+            pinger.cancel()
+            let pings = await pinger.value
+            TestLog.write("server loss: \(pings.answered) pings answered through the loss and return, \(pings.unanswered) not")
+            #expect(pings.answered >= 10 && pings.unanswered == 0, "OSC answered throughout: \(pings)")
+            #expect(try await paramd.stop() == .exited(0))
+            try await server.stop()
+        } catch {
+            pinger.cancel()
+            paramd.process.signal(SIGTERM)
+            _ = try? await paramd.process.waitForExit()
+            try? await server.stop()
+            throw error
+        }
+    }
+}
