@@ -77,7 +77,7 @@ public struct Controller: Sendable {
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 result.replies.append(OSCMessage("/\(p.name)", [.float32(Float(sounding(p)))]))
                 result.replies.append(OSCMessage("/\(p.name)/target", [.float32(Float(target(p)))]))
-            case .subscribe, .unsubscribe, .ping:
+            case .subscribe, .unsubscribe, .ping, .status, .params:
                 throw ControlError("not a parameter route")
             }
         } catch {
