@@ -165,7 +165,7 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         for i in subscribers.indices where subscribers[i].rate[k] != nil {
             out.append((subscribers[i].endpoint, Self.valueMessage(p, value)))
             out.append((subscribers[i].endpoint, OSCMessage("/\(p.name)/done", done)))
-            subscribers[i].lastSent[k] = value
+            subscribers[i].lastSent[k] = Double(Float(value))
             subscribers[i].lastSentTime[k] = now
             subscribers[i].pending[k] = nil
         }

@@ -12,6 +12,9 @@ final class Publisher: @unchecked Sendable {
     /// One connected socket per subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Mutex<[SocketAddress: UDPSocket]>([:])
     private let running = Atomic<Bool>(true)
+    /// Feedback messages not sent because the subscriber's socket buffer was full (EAGAIN,
+    /// ENOBUFS). Written by whichever thread delivers, read for `/status`.
+    let droppedFeedback = Atomic<Int>(0)
     private let finished = Atomic<Bool>(false)
     let log: Logger
 
@@ -78,15 +81,24 @@ final class Publisher: @unchecked Sendable {
 
     private func deliver(_ outgoing: [(SocketAddress, OSCMessage)]) {
         var refused: Set<SocketAddress> = []
-        for (endpoint, message) in outgoing where !refused.contains(endpoint) {
-            guard let socket = socket(for: endpoint) else { continue }
-            let error = socket.send(message.encoded())
-            if error == ECONNREFUSED {
-                refused.insert(endpoint)
+        var unreachable: Set<SocketAddress> = []
+        for (endpoint, message) in outgoing where !refused.contains(endpoint) && !unreachable.contains(endpoint) {
+            guard let socket = socket(for: endpoint) else {
+                unreachable.insert(endpoint)
+                continue
+            }
+            switch socket.send(message.encoded()) {
+            case 0: break
+            case ECONNREFUSED: refused.insert(endpoint)
+            case EAGAIN, ENOBUFS: droppedFeedback.add(1, ordering: .relaxed)  // read by /status; a count only
+            default: break
             }
         }
-        for endpoint in refused {
-            log.notice("subscriber refuses packets; dropped", metadata: ["subscriber": "\(endpoint)"])
+        // An address that refuses packets (ICMP port unreachable, reported on the connected
+        // socket as ECONNREFUSED), or that cannot be connected to at all, is dropped (SPEC §4.8).
+        for endpoint in refused.union(unreachable) {
+            let why = refused.contains(endpoint) ? "refuses packets" : "cannot be reached"
+            log.notice("subscriber \(why); dropped", metadata: ["subscriber": "\(endpoint)"])
             subscriptions.withLock { $0.remove(endpoint) }
             forget(endpoint)
         }
