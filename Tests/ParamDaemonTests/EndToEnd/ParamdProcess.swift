@@ -45,6 +45,21 @@ struct OSCClient {
         self.port = port
     }
 
+    /// A client on a socket of the caller's (bound to a particular address, say).
+    init(port: UInt16, socket: UDPSocket) {
+        self.socket = socket
+        self.port = port
+    }
+
+    /// Every message that arrives within `window` (the window restarts at each message,
+    /// up to `limit` in all).
+    func receiveAll(quiet window: Duration = .milliseconds(300), limit: Duration = .seconds(10)) async -> [OSCMessage] {
+        var all: [OSCMessage] = []
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline, let m = await receive(timeout: window) { all.append(m) }
+        return all
+    }
+
     func send(_ address: String, _ arguments: [OSCArgument] = []) throws {
         try socket.send(OSCMessage(address, arguments).encoded(), toPort: port)
     }
