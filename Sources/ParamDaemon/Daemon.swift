@@ -96,6 +96,9 @@ final class Daemon {
                     handlePacket(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: sender, on: socket)
                 }
             }
+            if let suppressed = errorLog.takeSuppressed(now: monotonicSeconds()) {
+                log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
+            }
             if JackEvents.shared.serverGone.load(ordering: .acquiring), !serverGoneLogged {  // pairs with paramdShutdown
                 serverGoneLogged = true
                 log.error("the JACK server went away; OSC stays up, audio is stopped")
