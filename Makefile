@@ -8,7 +8,7 @@
 #   make shim    the LD_PRELOAD allocation counter, .build-tools/alloccount.so
 #   make fuzz    libFuzzer over ParamCore's packet-to-command path for FUZZ_SECONDS (60)
 #   make soak    load test: a private dummy JACK server, 32 subscribers, 20,000 then 50,000
-#                messages/s (scripts/soak.sh; SOAK_SECONDS=10, SOAK_RATES="20000 50000")
+#                messages/s (scripts/soak.py; SOAK_SECONDS=10, SOAK_RATES="20000 50000")
 #   make clean
 #
 # PRODUCTS_CONFIG=release makes `make test` run the end-to-end tests against release builds of
@@ -75,7 +75,7 @@ fuzz: $(FUZZER)
 
 soak: deps
 	$(SWIFT) build -c release --product paramd
-	scripts/soak.sh --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --seconds $(SOAK_SECONDS) --rates "$(SOAK_RATES)"
+	scripts/soak.py --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --seconds $(SOAK_SECONDS) --rates "$(SOAK_RATES)" --json $(TOOLS_DIR)/soak.json
 
 run: build
 	@scripts/run-paramd.sh --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --port $(PORT) -- $(ARGS)

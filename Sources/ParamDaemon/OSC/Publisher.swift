@@ -41,7 +41,10 @@ final class Publisher: @unchecked Sendable {
     /// Control thread: sends `messages` to one subscriber now (the `/subscribed` reply and
     /// the snapshot).
     func send(_ messages: [OSCMessage], to endpoint: SocketAddress) {
-        deliver(messages.map { (endpoint, $0) })
+        var outbox = Subscriptions<SocketAddress>.Outbox()
+        outbox.messages = messages
+        outbox.sends = messages.indices.map { (0, $0) }
+        deliver(outbox, to: [endpoint])
     }
 
     func forget(_ endpoint: SocketAddress) {
@@ -52,17 +55,10 @@ final class Publisher: @unchecked Sendable {
         var lastExpiry = monotonicSeconds()
         while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
-            var outgoing: [(SocketAddress, OSCMessage)] = []
+            var outbox = Subscriptions<SocketAddress>.Outbox()
+            var endpoints: [SocketAddress] = []
             subscriptions.withLock { table in
-                while let event = events.pop() {
-                    switch event {
-                    case .value(let p, let v):
-                        outgoing += table.valueChanged(p, v, now: now)
-                    case .done(let p, let finished, let v, let tag, let hasTag):
-                        outgoing += table.animationEnded(p, finished: finished, value: v, tag: hasTag ? tag : nil, now: now)
-                    }
-                }
-                outgoing += table.flush(now: now)
+                // Expiry first: the outbox refers to subscribers by their index.
                 if now - lastExpiry >= 1 {
                     lastExpiry = now
                     for gone in table.expire(now: now) {
@@ -70,8 +66,18 @@ final class Publisher: @unchecked Sendable {
                         _ = sockets.withLock { $0.removeValue(forKey: gone) }
                     }
                 }
+                while let event = events.pop() {
+                    switch event {
+                    case .value(let p, let v):
+                        table.valueChanged(p, v, now: now, into: &outbox)
+                    case .done(let p, let finished, let v, let tag, let hasTag):
+                        table.animationEnded(p, finished: finished, value: v, tag: hasTag ? tag : nil, now: now, into: &outbox)
+                    }
+                }
+                table.flush(now: now, into: &outbox)
+                if !outbox.isEmpty { endpoints = table.subscribers.map(\.endpoint) }
             }
-            deliver(outgoing)
+            deliver(outbox, to: endpoints)
             // Values are taken at the end of each JACK period; waking every millisecond
             // follows even short periods closely at negligible cost.
             usleep(1000)
@@ -79,19 +85,52 @@ final class Publisher: @unchecked Sendable {
         finished.store(true, ordering: .releasing)  // pairs with stop()'s acquiring load
     }
 
-    private func deliver(_ outgoing: [(SocketAddress, OSCMessage)]) {
+    /// Sends what is due, grouped per subscriber: plain messages when a few are due for a
+    /// subscriber in this round, else OSC bundles ("immediately") of them in order, split so
+    /// that no datagram exceeds the size limit. Each distinct message is encoded once, and
+    /// subscribers due the same messages (every follower of a parameter, under a flood of
+    /// animations that end) share the same datagrams: the cost of a round is about one
+    /// `send` per subscriber and datagram, however many animations end.
+    /// `endpoints[i]` is subscriber i of the outbox.
+    private func deliver(_ outbox: Subscriptions<SocketAddress>.Outbox, to endpoints: [SocketAddress]) {
+        guard !outbox.isEmpty else { return }
+        var lists = [[Int]](repeating: [], count: endpoints.count)
+        for send in outbox.sends where send.subscriber < endpoints.count { lists[send.subscriber].append(send.message) }
+        var groups: [[Int]: [Int]] = [:]
+        var order: [[Int]] = []
+        for (i, list) in lists.enumerated() where !list.isEmpty {
+            if groups[list] == nil { order.append(list) }
+            groups[list, default: []].append(i)
+        }
+        var encoded = [[UInt8]?](repeating: nil, count: outbox.messages.count)
         var refused: Set<SocketAddress> = []
         var unreachable: Set<SocketAddress> = []
-        for (endpoint, message) in outgoing where !refused.contains(endpoint) && !unreachable.contains(endpoint) {
-            guard let socket = socket(for: endpoint) else {
-                unreachable.insert(endpoint)
-                continue
+        for list in order {
+            let members = groups[list]!
+            let messages = list.map { m in
+                if let bytes = encoded[m] { return bytes }
+                let bytes = outbox.messages[m].encoded()
+                encoded[m] = bytes
+                return bytes
             }
-            switch socket.send(message.encoded()) {
-            case 0: break
-            case ECONNREFUSED: refused.insert(endpoint)
-            case EAGAIN, ENOBUFS: droppedFeedback.add(1, ordering: .relaxed)  // read by /status; a count only
-            default: break
+            let maximum = members.allSatisfy { endpoints[$0].isLoopback } ? 32 * 1024 : 1472
+            let datagrams = Self.datagrams(messages, maximum: maximum)
+            for i in members {
+                let endpoint = endpoints[i]
+                guard let socket = socket(for: endpoint) else {
+                    unreachable.insert(endpoint)
+                    continue
+                }
+                for datagram in datagrams {
+                    let error = socket.send(datagram.bytes)
+                    if error == ECONNREFUSED {
+                        refused.insert(endpoint)
+                        break
+                    }
+                    if error == EAGAIN || error == ENOBUFS {
+                        droppedFeedback.add(datagram.count, ordering: .relaxed)  // read by /status; a count only
+                    }
+                }
             }
         }
         // An address that refuses packets (ICMP port unreachable, reported on the connected
@@ -102,6 +141,33 @@ final class Publisher: @unchecked Sendable {
             subscriptions.withLock { $0.remove(endpoint) }
             forget(endpoint)
         }
+    }
+
+    /// Up to this many messages due for one subscriber in one round go as plain datagrams
+    /// (an animation's final value and `/done` are two); more go as bundles.
+    static let plainLimit = 4
+
+    /// Encoded messages packed into datagrams: a few as themselves, more as bundles of at
+    /// most `maximum` bytes (a message too big for that goes alone). `count`: messages.
+    static func datagrams(_ messages: [[UInt8]], maximum: Int) -> [(bytes: [UInt8], count: Int)] {
+        if messages.count <= plainLimit { return messages.map { ($0, 1) } }
+        let header: [UInt8] = Array("#bundle\0".utf8) + [0, 0, 0, 0, 0, 0, 0, 1]  // time tag: immediately
+        var out: [(bytes: [UInt8], count: Int)] = []
+        var current = header
+        var count = 0
+        for m in messages {
+            if count > 0 && current.count + 4 + m.count > maximum {
+                out.append(count == 1 ? (Array(current[20...]), 1) : (current, count))
+                current = header
+                count = 0
+            }
+            let size = UInt32(m.count)
+            current += [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            current += m
+            count += 1
+        }
+        if count > 0 { out.append(count == 1 ? (Array(current[20...]), 1) : (current, count)) }
+        return out
     }
 
     private func socket(for endpoint: SocketAddress) -> UDPSocket? {

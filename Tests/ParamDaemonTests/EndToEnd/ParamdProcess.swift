@@ -1,5 +1,6 @@
 import Foundation
 import ParamCore
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -35,10 +36,17 @@ func oscsend(_ port: UInt16, _ address: String, _ types: String, _ values: Strin
     #expect(status == .exited(0), "oscsend \(address) \(types) \(values): \(sender.outputSummary())")
 }
 
-/// Our own OSC client over UDP: ParamCore's encoder out, its decoder in.
+/// Our own OSC client over UDP: ParamCore's encoder out, its decoder in. A bundle that
+/// arrives (paramd bundles feedback when many messages are due at once) is received as its
+/// messages, in order.
 struct OSCClient {
     let socket: UDPSocket
     let port: UInt16
+    private let backlog = Backlog()
+
+    private final class Backlog: Sendable {
+        let messages = Mutex<[OSCMessage]>([])
+    }
 
     init(port: UInt16, family: UDPSocket.Family = .ipv4) throws {
         socket = try UDPSocket(family)
@@ -49,6 +57,17 @@ struct OSCClient {
     init(port: UInt16, socket: UDPSocket) {
         self.socket = socket
         self.port = port
+    }
+
+    /// The messages of a datagram: itself, or a bundle's, depth first; [] if it does not decode.
+    static func messages(in bytes: [UInt8]) -> [OSCMessage] {
+        func flatten(_ p: OSCPacket) -> [OSCMessage] {
+            switch p {
+            case .message(let m): [m]
+            case .bundle(_, let elements): elements.flatMap(flatten)
+            }
+        }
+        return (try? OSCPacket.decode(bytes)).map(flatten) ?? []
     }
 
     /// Every message that arrives within `window` (the window restarts at each message,
@@ -70,9 +89,16 @@ struct OSCClient {
 
     /// The next message, or nil after `timeout`.
     func receive(timeout: Duration = .seconds(2)) async -> OSCMessage? {
-        guard let bytes = await socket.receive(timeout: timeout) else { return nil }
-        guard case .message(let m)? = try? OSCPacket.decode(bytes) else { return nil }
-        return m
+        if let next = backlog.messages.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return next }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            guard let bytes = await socket.receive(timeout: deadline - ContinuousClock.now) else { return nil }
+            var messages = OSCClient.messages(in: bytes)
+            guard !messages.isEmpty else { continue }
+            let first = messages.removeFirst()
+            backlog.messages.withLock { $0 += messages }
+            return first
+        }
     }
 
     /// Messages until `address` arrives (included), or nil on timeout.
