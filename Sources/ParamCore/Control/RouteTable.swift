@@ -52,7 +52,7 @@ public enum RouteTable {
                   summary: "animate volume to a level in dB (≤ 0), in the db domain"),
             Route(address: "/subscribe", action: .subscribe, arguments: "[pattern [rate [port]]]",
                   summary: "follow matching parameters' values"),
-            Route(address: "/unsubscribe", action: .unsubscribe, arguments: "[pattern]",
+            Route(address: "/unsubscribe", action: .unsubscribe, arguments: "[pattern [port]]",
                   summary: "stop following (all, without a pattern)"),
             Route(address: "/ping", action: .ping, arguments: "", summary: "reply /pong"),
             Route(address: "/status", action: .status, arguments: "",
