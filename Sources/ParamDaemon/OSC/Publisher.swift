@@ -40,11 +40,15 @@ final class Publisher: @unchecked Sendable {
 
     /// Control thread: sends `messages` to one subscriber now (the `/subscribed` reply and
     /// the snapshot).
+    /// These go as plain messages, one datagram each, never bundled.
     func send(_ messages: [OSCMessage], to endpoint: SocketAddress) {
-        var outbox = Subscriptions<SocketAddress>.Outbox()
-        outbox.messages = messages
-        outbox.sends = messages.indices.map { (0, $0) }
-        deliver(outbox, to: [endpoint])
+        guard let socket = socket(for: endpoint) else { return }
+        for message in messages where socket.send(message.encoded()) == ECONNREFUSED {
+            log.notice("subscriber refuses packets; dropped", metadata: ["subscriber": "\(endpoint)"])
+            subscriptions.withLock { $0.remove(endpoint) }
+            forget(endpoint)
+            return
+        }
     }
 
     func forget(_ endpoint: SocketAddress) {
