@@ -64,8 +64,9 @@ endif
 # .build-tools/fuzz-crash-*; Fuzz/corpus is the committed seed corpus (read only here).
 $(FUZZER): $(FUZZ_SOURCES)
 	@mkdir -p $(TOOLS_DIR)
-	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -wmo -num-threads 2 \
-		-use-ld=lld -module-name PacketFuzzer $(FUZZ_SOURCES) -o $@
+	cd $(TOOLS_DIR) && swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -wmo \
+		-num-threads 2 -use-ld=lld -module-name PacketFuzzer $(addprefix $(CURDIR)/,$(FUZZ_SOURCES)) \
+		-o $(CURDIR)/$@
 
 fuzz: $(FUZZER)
 	@mkdir -p $(TOOLS_DIR)/fuzz-corpus
