@@ -9,6 +9,9 @@
 #   make install     release build, then the binary to $(PREFIX)/bin (PREFIX=~/.local) and
 #                    the systemd user unit to ~/.config/systemd/user (UNITDIR=…)
 #   make uninstall   stops and disables the unit if systemd runs, removes both files
+#   make fuzz    libFuzzer over ParamCore's packet-to-command path for FUZZ_SECONDS (60)
+#   make soak    load test: a private dummy JACK server, 32 subscribers, 20,000 then 50,000
+#                messages/s (scripts/soak.py; SOAK_SECONDS=10, SOAK_RATES="20000 50000")
 #   make clean
 #
 # PRODUCTS_CONFIG=release makes `make test` run the end-to-end tests against release builds of
@@ -31,7 +34,13 @@ UNITDIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 # The binary `install-files` copies; `install` builds it first.
 PARAMD_BIN ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/paramd
 
-.PHONY: all deps build test run shim clean install install-files uninstall
+FUZZ_SECONDS ?= 60
+FUZZER := $(TOOLS_DIR)/packet-fuzzer
+FUZZ_SOURCES := $(sort $(shell find Sources/ParamCore -name '*.swift')) Fuzz/PacketFuzzer.swift
+SOAK_SECONDS ?= 10
+SOAK_RATES ?= 20000 50000
+
+.PHONY: all deps build test run shim fuzz soak clean install install-files uninstall
 
 all: build
 
@@ -56,6 +65,26 @@ endif
 	PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" \
 	PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 	$(SWIFT) test --skip-build
+
+# The fuzzer is ParamCore's sources and Fuzz/PacketFuzzer.swift compiled as one module with
+# libFuzzer and AddressSanitizer (whole-module, as Package.swift compiles ParamCore, so the
+# @_noLocks checker sees every body). New inputs go to .build-tools/fuzz-corpus, crashes to
+# .build-tools/fuzz-crash-*; Fuzz/corpus is the committed seed corpus (read only here).
+$(FUZZER): $(FUZZ_SOURCES)
+	@mkdir -p $(TOOLS_DIR)
+	cd $(TOOLS_DIR) && swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -wmo \
+		-num-threads 2 -use-ld=lld -module-name PacketFuzzer $(addprefix $(CURDIR)/,$(FUZZ_SOURCES)) \
+		-o $(CURDIR)/$@
+
+fuzz: $(FUZZER)
+	@mkdir -p $(TOOLS_DIR)/fuzz-corpus
+	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(TOOLS_DIR)/fuzz- $(TOOLS_DIR)/fuzz-corpus Fuzz/corpus 2>&1 \
+		| grep -v -e '^#[0-9]*.*\(NEW\|REDUCE\)' -e '^\s*"' -e '# Uses:'
+
+soak: deps
+	$(SWIFT) build -c release --product paramd
+	scripts/soak.py --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --seconds $(SOAK_SECONDS) --rates "$(SOAK_RATES)" --json $(TOOLS_DIR)/soak.json
 
 run: build
 	@scripts/run-paramd.sh --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --port $(PORT) -- $(ARGS)

@@ -122,6 +122,9 @@ extension Daemon {
     /// Everything that happens on time rather than on a message.
     private func duties(now: Double) {
         adoptTargetUpdates()
+        if let suppressed = errorLog.takeSuppressed(now: now) {
+            log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
+        }
         if now - life.clockMeasuredAt >= 0.5 {
             life.clockMeasuredAt = now
             jack.measureClockOffset()
@@ -176,6 +179,8 @@ extension Daemon {
             jumps.append(.value(p, renderer.sounding(p)))
         }
         publisher.switchEvents(to: renderer.events, injecting: jumps)
+        lateBefore += Int(renderCounters.load(RenderCounter.late.rawValue))
+        droppedEventsBefore += Int(renderCounters.load(RenderCounter.droppedEvents.rawValue))
         commands = renderer.commands
         targetUpdates = renderer.updates
         snapshot = renderer.snapshot

@@ -24,11 +24,17 @@ final class Daemon {
     /// Config, state, systemd and the JACK connection over time (Daemon+Lifecycle.swift).
     var life: Lifecycle
 
-    /// Messages refused with `/error`, malformed packets, commands that did not fit the ring.
+    /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
+    /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
+    /// not fit the ring. `late` (time-tagged commands whose time had passed, SPEC §4.6) and
+    /// the audio side's dropped events are counted by the renderer; these hold what earlier
+    /// renderers counted before a JACK reconnection replaced them.
     private(set) var errors = 0
     private(set) var malformed = 0
     private(set) var dropped = 0
-    private var errorLog = RateLimiter(burst: 5, interval: 1)
+    var lateBefore = 0
+    var droppedEventsBefore = 0
+    var errorLog = RateLimiter(burst: 5, interval: 1)
 
     init(options: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
         self.options = options
@@ -79,6 +85,7 @@ final class Daemon {
             packet = try OSCPacket.decode(bytes)
         } catch {
             malformed += 1
+            errors += 1
             logRateLimited("malformed packet dropped", ["from": "\(sender)", "reason": "\(error)"])
             return
         }
@@ -98,7 +105,7 @@ final class Daemon {
         let pushed = fits && transaction.withUnsafeBufferPointer { commands.push(all: $0) }
         if !pushed {
             controller = saved
-            dropped += 1
+            dropped += transaction.count
             errors += 1
             let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
             reply(OSCMessage("/error", [.string(firstAddress(packet)), .string(reason)]), to: sender, on: socket)
@@ -143,6 +150,8 @@ final class Daemon {
             subscribe(message, from: sender, on: socket)
         case .unsubscribe:
             unsubscribe(message, from: sender, on: socket)
+        case .status, .params:
+            query(message, route.action, from: sender, on: socket)
         default:
             let result = controller.handle(message, route: route, start: start) { p in self.snapshot.loadDouble(2 * Int(p.rawValue)) }
             for r in result.replies { reply(r, to: sender, on: socket) }
@@ -154,17 +163,17 @@ final class Daemon {
         }
     }
 
-    private func refuse(_ message: OSCMessage, _ reason: String, from sender: SocketAddress, on socket: UDPSocket) {
+    func refuse(_ message: OSCMessage, _ reason: String, from sender: SocketAddress, on socket: UDPSocket) {
         errors += 1
         reply(OSCMessage("/error", [.string(message.address), .string(reason)]), to: sender, on: socket)
         logRateLimited("message refused", ["address": "\(message.address)", "from": "\(sender)", "reason": "\(reason)"])
     }
 
-    private func reply(_ message: OSCMessage, to destination: SocketAddress, on socket: UDPSocket) {
+    func reply(_ message: OSCMessage, to destination: SocketAddress, on socket: UDPSocket) {
         socket.send(message.encoded(), to: destination)
     }
 
-    private func logRateLimited(_ text: String, _ metadata: [String: String]) {
+    func logRateLimited(_ text: String, _ metadata: [String: String]) {
         guard let suppressed = errorLog.admit(now: monotonicSeconds()) else { return }
         var m: Logger.Metadata = metadata.mapValues { .string($0) }
         if suppressed > 0 { m["suppressed"] = "\(suppressed)" }
@@ -196,9 +205,11 @@ final class Daemon {
             endpoint = sender.with(port: UInt16(p))
         }
         let matched: [ParameterID]
+        var renewal = false
         do {
             matched = try publisher.subscriptions.withLock { table throws(ControlError) in
-                try table.subscribe(endpoint, pattern: pattern, rate: rate, now: monotonicSeconds())
+                renewal = table.subscribers.contains { $0.endpoint == endpoint && $0.patterns.contains { $0.text == pattern } }
+                return try table.subscribe(endpoint, pattern: pattern, rate: rate, now: monotonicSeconds())
             }
         } catch {
             return refuse(message, error.reason, from: sender, on: socket)
@@ -208,7 +219,8 @@ final class Daemon {
             messages.append(Subscriptions<SocketAddress>.valueMessage(p, snapshot.loadDouble(2 * Int(p.rawValue))))
         }
         publisher.send(messages, to: endpoint)
-        log.info("subscribed", metadata: ["subscriber": "\(endpoint)", "pattern": "\(pattern)", "rate": "\(rate)"])
+        // A renewal (a controller re-subscribing every few minutes) is not news.
+        log.log(level: renewal ? .debug : .info, "subscribed", metadata: ["subscriber": "\(endpoint)", "pattern": "\(pattern)", "rate": "\(rate)"])
     }
 
     /// `/unsubscribe [pattern [port]]`; the port, as in `/subscribe`, names a feedback port on

@@ -91,6 +91,14 @@ struct RateLimiter {
         defer { suppressed = 0 }
         return suppressed
     }
+
+    /// Lines held back in a window that has ended, to report in a line of their own when no
+    /// later line comes to carry the count; nil when there are none (or the window is open).
+    mutating func takeSuppressed(now: Double) -> Int? {
+        guard suppressed > 0, now - windowStart >= interval else { return nil }
+        defer { suppressed = 0 }
+        return suppressed
+    }
 }
 
 /// Seconds on the monotonic clock.

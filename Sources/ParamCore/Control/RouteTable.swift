@@ -21,6 +21,10 @@ public enum RouteAction: Sendable, Equatable {
     case subscribe
     case unsubscribe
     case ping
+    /// `/status` — counters and state as name/value pairs.
+    case status
+    /// `/params` — one `/param` reply per parameter.
+    case params
 }
 
 /// One OSC address of paramd's address space.
@@ -68,9 +72,13 @@ public enum RouteTable {
                   summary: "freeze every parameter at its sounding value"),
             Route(address: "/subscribe", action: .subscribe, arguments: "[pattern [rate [port]]]",
                   summary: "follow matching parameters' values"),
-            Route(address: "/unsubscribe", action: .unsubscribe, arguments: "[pattern]",
+            Route(address: "/unsubscribe", action: .unsubscribe, arguments: "[pattern [port]]",
                   summary: "stop following (all, without a pattern)"),
             Route(address: "/ping", action: .ping, arguments: "", summary: "reply /pong"),
+            Route(address: "/status", action: .status, arguments: "",
+                  summary: "reply /status with name/value pairs (sample_rate, buffer_size, jack, xruns, …)"),
+            Route(address: "/params", action: .params, arguments: "",
+                  summary: "reply /param s name f min f max f value f target s unit f duration s curve, per parameter"),
         ]
         return routes
     }()

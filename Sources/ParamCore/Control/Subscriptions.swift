@@ -111,11 +111,22 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         return gone
     }
 
+    /// Feedback due, as the publisher sends it: each distinct message once, and which
+    /// subscriber (its index in `subscribers` when the outbox was filled) gets which message,
+    /// in order. Under a flood every follower of a parameter gets the same final value and
+    /// `/done`, so the publisher can encode and pack them once for all (Publisher.swift).
+    public struct Outbox: Sendable {
+        public var messages: [OSCMessage] = []
+        public var sends: [(subscriber: Int, message: Int)] = []
+        public init() {}
+        public var isEmpty: Bool { sends.isEmpty }
+    }
+
     /// A moving parameter's value at the end of a period: what to send now, per the rates;
     /// what cannot go yet is held and sent by `flush` when its time comes.
-    public mutating func valueChanged(_ p: ParameterID, _ value: Double, now: Double) -> [(Endpoint, OSCMessage)] {
-        var out: [(Endpoint, OSCMessage)] = []
+    public mutating func valueChanged(_ p: ParameterID, _ value: Double, now: Double, into outbox: inout Outbox) {
         let k = Int(p.rawValue)
+        var index: Int? = nil  // the message, added once, when someone gets it
         for i in subscribers.indices {
             guard let rate = subscribers[i].rate[k] else { continue }
             // Compared as sent (float32), so the same value never goes twice in a row.
@@ -125,7 +136,11 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
             }
             let interval = rate == 0 ? 0 : 1 / rate
             if now - subscribers[i].lastSentTime[k] >= interval {
-                out.append((subscribers[i].endpoint, Self.valueMessage(p, value)))
+                if index == nil {
+                    index = outbox.messages.count
+                    outbox.messages.append(Self.valueMessage(p, value))
+                }
+                outbox.sends.append((i, index!))
                 subscribers[i].lastSent[k] = Double(Float(value))
                 subscribers[i].lastSentTime[k] = now
                 subscribers[i].pending[k] = nil
@@ -133,46 +148,79 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
                 subscribers[i].pending[k] = value
             }
         }
-        return out
     }
 
     /// Held values whose interval has passed.
-    public mutating func flush(now: Double) -> [(Endpoint, OSCMessage)] {
-        var out: [(Endpoint, OSCMessage)] = []
+    public mutating func flush(now: Double, into outbox: inout Outbox) {
         for i in subscribers.indices {
             for p in ParameterID.allCases {
                 let k = Int(p.rawValue)
                 guard let value = subscribers[i].pending[k], let rate = subscribers[i].rate[k] else { continue }
                 let interval = rate == 0 ? 0 : 1 / rate
                 if now - subscribers[i].lastSentTime[k] >= interval {
-                    out.append((subscribers[i].endpoint, Self.valueMessage(p, value)))
+                    outbox.sends.append((i, outbox.messages.count))
+                    outbox.messages.append(Self.valueMessage(p, value))
                     subscribers[i].lastSent[k] = Double(Float(value))
                     subscribers[i].lastSentTime[k] = now
                     subscribers[i].pending[k] = nil
                 }
             }
         }
-        return out
     }
 
     /// An animation ended: the exact final value (even if already sent), then `/done`.
     public mutating func animationEnded(_ p: ParameterID, finished: Bool, value: Double,
-                                        tag: Int32?, now: Double) -> [(Endpoint, OSCMessage)] {
-        var out: [(Endpoint, OSCMessage)] = []
+                                        tag: Int32?, now: Double, into outbox: inout Outbox) {
         let k = Int(p.rawValue)
-        var done: [OSCArgument] = [.int32(finished ? 1 : 0)]
-        if let tag { done.append(.int32(tag)) }
+        guard subscribers.contains(where: { $0.rate[k] != nil }) else { return }
+        var arguments: [OSCArgument] = [.int32(finished ? 1 : 0)]
+        if let tag { arguments.append(.int32(tag)) }
+        let final = outbox.messages.count
+        outbox.messages.append(Self.valueMessage(p, value))
+        outbox.messages.append(OSCMessage(FeedbackAddresses.done[k], arguments))
         for i in subscribers.indices where subscribers[i].rate[k] != nil {
-            out.append((subscribers[i].endpoint, Self.valueMessage(p, value)))
-            out.append((subscribers[i].endpoint, OSCMessage("/\(p.name)/done", done)))
-            subscribers[i].lastSent[k] = value
+            outbox.sends.append((i, final))
+            outbox.sends.append((i, final + 1))
+            subscribers[i].lastSent[k] = Double(Float(value))
             subscribers[i].lastSentTime[k] = now
             subscribers[i].pending[k] = nil
         }
-        return out
+    }
+
+    /// What an outbox sends, as (endpoint, message) pairs (for tests and simple callers).
+    public func resolve(_ outbox: Outbox) -> [(Endpoint, OSCMessage)] {
+        outbox.sends.map { (subscribers[$0.subscriber].endpoint, outbox.messages[$0.message]) }
+    }
+
+    /// `valueChanged(_:_:now:into:)`, resolved to (endpoint, message) pairs.
+    public mutating func valueChanged(_ p: ParameterID, _ value: Double, now: Double) -> [(Endpoint, OSCMessage)] {
+        var outbox = Outbox()
+        valueChanged(p, value, now: now, into: &outbox)
+        return resolve(outbox)
+    }
+
+    /// `flush(now:into:)`, resolved to (endpoint, message) pairs.
+    public mutating func flush(now: Double) -> [(Endpoint, OSCMessage)] {
+        var outbox = Outbox()
+        flush(now: now, into: &outbox)
+        return resolve(outbox)
+    }
+
+    /// `animationEnded(_:finished:value:tag:now:into:)`, resolved to (endpoint, message) pairs.
+    public mutating func animationEnded(_ p: ParameterID, finished: Bool, value: Double,
+                                        tag: Int32?, now: Double) -> [(Endpoint, OSCMessage)] {
+        var outbox = Outbox()
+        animationEnded(p, finished: finished, value: value, tag: tag, now: now, into: &outbox)
+        return resolve(outbox)
     }
 
     public static func valueMessage(_ p: ParameterID, _ value: Double) -> OSCMessage {
-        OSCMessage("/\(p.name)", [.float32(Float(value))])
+        OSCMessage(FeedbackAddresses.value[Int(p.rawValue)], [.float32(Float(value))])
     }
+}
+
+/// The feedback addresses, built once (a generic type cannot hold static stored properties).
+private enum FeedbackAddresses {
+    static let value = ParameterID.allCases.map { "/\($0.name)" }
+    static let done = ParameterID.allCases.map { "/\($0.name)/done" }
 }

@@ -14,6 +14,8 @@ public enum RenderCounter: Int, CaseIterable, Sendable {
     case scheduled
     /// Commands refused because the schedule was full.
     case scheduleFull
+    /// Frames JACK's frame counter moved on without this renderer (cycles it was not run in).
+    case skippedFrames
 }
 
 /// A command waiting for its frame (or, time-tagged, for the cycle that holds its time).
@@ -48,6 +50,9 @@ public struct Renderer: @unchecked Sendable {
     public private(set) var framePosition: UInt64 = 0
     public private(set) var sampleRate: Double
     public private(set) var clock = FrameClock()
+    /// JACK's frame counter at the start of the last rendered cycle, and that cycle's length.
+    @usableFromInline var lastJackFrame: UInt32? = nil
+    @usableFromInline var lastFrames = 0
 
     public let commands: SPSCRing<TimedCommand>
     public let events: SPSCRing<Event>
@@ -113,12 +118,26 @@ public struct Renderer: @unchecked Sendable {
     /// Realtime-safe. Renders `frames` frames: moves new commands into the schedule, starts
     /// each on its frame (splitting the period there), runs the signal path of SPEC §2 with
     /// every parameter evaluated at every frame, then reports the values of moving parameters.
-    /// `clock` (when JACK's cycle times are known) places time-tagged commands. Inputs may be
-    /// nil (silence).
+    /// `clock` (when JACK's cycle times are known) places time-tagged commands. `jackFrame` is
+    /// JACK's frame counter at the cycle's start: when JACK ran cycles without this client (an
+    /// overload), the renderer's clock moves on by the frames it missed, so animations keep
+    /// time with JACK rather than falling behind. Inputs may be nil (silence).
     @_noLocks
-    public mutating func render(frames: Int, clock cycle: CycleClock? = nil,
+    public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
+        if let jackFrame {
+            if let last = lastJackFrame {
+                // 32-bit wrap-around is fine: only the difference matters.
+                let missed = Int32(bitPattern: jackFrame &- (last &+ UInt32(truncatingIfNeeded: lastFrames)))
+                if missed > 0 {
+                    framePosition &+= UInt64(missed)
+                    counters.add(RenderCounter.skippedFrames.rawValue, UInt64(missed))
+                }
+            }
+            lastJackFrame = jackFrame
+            lastFrames = frames
+        }
         let start = framePosition
         let end = start &+ UInt64(frames)
         if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate)) }

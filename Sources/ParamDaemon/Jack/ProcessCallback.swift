@@ -49,7 +49,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         clock = CycleClock(jackMicros: currentMicros, offsetMicros: Int64(bitPattern: offset))
     }
     context.pointee.renderer.render(
-        frames: Int(nframes), clock: clock,
+        frames: Int(nframes), clock: clock, jackFrame: rc == 0 ? cycleFrames : nil,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         in2: i2.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         out1: o1.assumingMemoryBound(to: Float.self),

@@ -14,6 +14,14 @@ struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     var isIPv6: Bool { if case .v6 = host { true } else { false } }
 
+    /// 127.0.0.0/8 or ::1.
+    var isLoopback: Bool {
+        switch host {
+        case .v4(let addr): UInt32(bigEndian: addr) >> 24 == 127
+        case .v6(let hi, let lo, _): hi == 0 && lo == UInt64(1).bigEndian
+        }
+    }
+
     init(host: Host, port: UInt16) {
         self.host = host
         self.port = port

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,8 +26,13 @@ final class UDPSocket: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         // A generous receive buffer absorbs bursts while the control thread is busy.
-        var size: Int32 = 4 << 20
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        // SO_RCVBUF is capped by net.core.rmem_max (208 KiB on many hosts: ~10 ms of a
+        // 50,000 message/s flood); SO_RCVBUFFORCE passes the cap where we may (root,
+        // CAP_NET_ADMIN), SO_RCVBUF otherwise.
+        var size: Int32 = 8 << 20
+        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let rc = address.withSockaddr { bind(fd, $0, $1) }
         guard rc == 0 else {
             let e = errno
@@ -43,7 +49,47 @@ final class UDPSocket: @unchecked Sendable {
         self.address = SocketAddress(storage) ?? address
     }
 
+    /// A socket connected to `destination` without an explicit bind: `connect` binds it to an
+    /// ephemeral port on the local address the route to `destination` uses (127.0.0.1 or ::1
+    /// for a loopback subscriber), so paramd never listens on a wildcard address for feedback.
+    private init(connectedTo destination: SocketAddress) throws(OSCError) {
+        let fd = socket(destination.isIPv6 ? AF_INET6 : AF_INET,
+                        Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw OSCError(operation: "socket", code: errno) }
+        let rc = destination.withSockaddr { connect(fd, $0, $1) }
+        guard rc == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw OSCError(operation: "connect \(destination)", code: e)
+        }
+        self.fd = fd
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.address = SocketAddress(storage) ?? destination
+    }
+
     deinit { Glibc.close(fd) }
+
+    /// Datagrams the kernel dropped on this socket because its receive buffer was full (the
+    /// `drops` column of /proc/net/udp and udp6 for this socket's inode); nil where unknown.
+    /// Control thread; reads /proc, so call it on request, not per packet.
+    var kernelDrops: Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let inode = String(info.st_ino)
+        for table in ["/proc/self/net/udp", "/proc/self/net/udp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                // sl local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count >= 13, fields[9] == inode { return Int(fields[12]) }
+            }
+        }
+        return nil
+    }
 
     /// Receives one datagram into `buffer` without blocking. nil when none waits.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> (Int, SocketAddress)? {
@@ -73,12 +119,7 @@ extension UDPSocket {
     /// A socket connected to one subscriber, so that a refusal (ICMP port unreachable) comes
     /// back as ECONNREFUSED on a later send and the subscriber can be dropped.
     convenience init(connectingTo destination: SocketAddress) throws(OSCError) {
-        let any: SocketAddress = destination.isIPv6
-            ? SocketAddress(host: .v6(0, 0, scope: 0), port: 0)
-            : SocketAddress(host: .v4(0), port: 0)
-        try self.init(bindingTo: any)
-        let rc = destination.withSockaddr { connect(fd, $0, $1) }
-        guard rc == 0 else { throw OSCError(operation: "connect \(destination)", code: errno) }
+        try self.init(connectedTo: destination)
     }
 
     /// Sends on a connected socket. 0 on success, errno otherwise.

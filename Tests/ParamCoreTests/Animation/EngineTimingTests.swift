@@ -307,4 +307,17 @@ import Testing
         #expect(h.renderer.counters.load(RenderCounter.scheduleFull.rawValue) == 10)
         #expect(h.events().count == 10, "each refused one ends with done 0")
     }
+
+    @Test func cyclesJackRanWithoutUsMoveTheClockOnSoAnimationsKeepTime() {
+        var h = RendererHarness(period: 100)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        var out: [Float] = []
+        for jackFrame: UInt32 in [5000, 5100, 5300, 5400] {  // the cycle at 5200 never came
+            h.renderer.render(frames: 100, jackFrame: jackFrame, in1: UnsafePointer(h.in1), in2: UnsafePointer(h.in1), out1: h.out1, out2: h.out2)
+            out += UnsafeBufferPointer(start: h.out1, count: 100)
+        }
+        #expect(abs(out[200] - 0.7) < 1e-6, "frame 300 of the fade, not 200")
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 100)
+    }
 }

@@ -17,19 +17,22 @@ struct BufferSizeTests {
 
     @Test func aFadeStaysExactAcrossBufferSizeChanges() async throws {
         let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-bufsize")
-        let feeder = try await JackTool.feed(server: server, name: "feeder-bufsize", connect: ["paramd-bufsize:in_1"], value: 1)
-        let recorder = try await JackTool.record(server: server, name: "rec-bufsize", connect: ["paramd-bufsize:out_1"], seconds: 20)
-        try await setBufferSize(server, 1024)
-        try await Task.sleep(for: .milliseconds(300))
-        try await oscsend(paramd.port, "/volume", "ffs", "0", "1", "default")  // 48000 frames
-        try await Task.sleep(for: .milliseconds(400))
-        try await setBufferSize(server, 64)  // in the middle of the fade
-        try await Task.sleep(for: .milliseconds(1000))
-        let recording = try await recorder.stop()
-        try await feeder.stop()
-        try await setBufferSize(server, 256)
-        #expect(try await paramd.stop() == .exited(0))
+        let recording = try await recordingWithoutXruns("fade across buffer-size changes") {
+            let paramd = try await ParamdProcess.start(server: server, name: "paramd-bufsize")
+            let feeder = try await JackTool.feed(server: server, name: "feeder-bufsize", connect: ["paramd-bufsize:in_1"], value: 1)
+            let recorder = try await JackTool.record(server: server, name: "rec-bufsize", connect: ["paramd-bufsize:out_1"], seconds: 20)
+            try await setBufferSize(server, 1024)
+            try await Task.sleep(for: .milliseconds(300))
+            try await oscsend(paramd.port, "/volume", "ffs", "0", "1", "default")  // 48000 frames
+            try await Task.sleep(for: .milliseconds(400))
+            try await setBufferSize(server, 64)  // in the middle of the fade
+            try await Task.sleep(for: .milliseconds(1000))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            try await setBufferSize(server, 256)
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        }
 
         let out = recording.channels[0]
         guard let first = (1..<out.count).first(where: { out[$0 - 1] == 1 && out[$0] < 1 && out[$0] > 0.99 }) else {

@@ -58,26 +58,27 @@ struct SubscriptionFlowTests {
     @Test func oscsendCanSubscribeAListenerThroughItsPort() async throws {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-port")
-        let listener = try UDPSocket(.ipv4)
-        try await oscsend(paramd.port, "/subscribe", "sii", "/freq*", "60", "\(listener.port)")
-        guard let bytes = await listener.receive(timeout: .seconds(3)), case .message(let m)? = try? OSCPacket.decode(bytes) else {
+        let listenerSocket = try UDPSocket(.ipv4)
+        let listener = OSCClient(port: paramd.port, socket: listenerSocket)
+        try await oscsend(paramd.port, "/subscribe", "sii", "/freq*", "60", "\(listenerSocket.port)")
+        guard let m = await listener.receive(timeout: .seconds(3)) else {
             Issue.record("the listener got nothing")
             return
         }
         #expect(m == OSCMessage("/subscribed", [.string("/freq*"), .float32(60)]))
         try await oscsend(paramd.port, "/frequency", "ff", "880", "0")
         var seen: [OSCMessage] = []
-        while let b = await listener.receive(timeout: .seconds(3)), case .message(let x)? = try? OSCPacket.decode(b) {
+        while let x = await listener.receive(timeout: .seconds(3)) {
             seen.append(x)
             if x.address == "/frequency/done" { break }
         }
         #expect(seen.first == OSCMessage("/frequency", [.float32(440)]), "the snapshot")
         #expect(seen.suffix(2) == [OSCMessage("/frequency", [.float32(880)]), OSCMessage("/frequency/done", [.int32(1)])])
         // Ending it from another one-shot sender, naming the same port.
-        try await oscsend(paramd.port, "/unsubscribe", "si", "/freq*", "\(listener.port)")
+        try await oscsend(paramd.port, "/unsubscribe", "si", "/freq*", "\(listenerSocket.port)")
         try await Task.sleep(for: .milliseconds(100))
         try await oscsend(paramd.port, "/frequency", "ff", "220", "0")
-        #expect(await listener.receive(timeout: .milliseconds(500)) == nil)
+        #expect(await listenerSocket.receive(timeout: .milliseconds(500)) == nil)
         #expect(try await paramd.stop() == .exited(0))
     }
 }

@@ -24,11 +24,11 @@ struct TimingEndToEndTests {
             return Rig(paramd: paramd, feeder: feeder, recorder: recorder)
         }
 
-        func finish() async throws -> [Float] {
+        func finish() async throws -> Recording {
             let recording = try await recorder.stop()
             _ = try await feeder.stop()
             #expect(try await paramd.stop() == .exited(0))
-            return recording.channels[0]
+            return recording
         }
     }
 
@@ -38,11 +38,13 @@ struct TimingEndToEndTests {
     }
 
     @Test func theTremoloOfTheSpecPlaysSampleForSample() async throws {
-        let rig = try await Rig.start("paramd-trem")
-        try await Task.sleep(for: .milliseconds(200))
-        try await oscsend(rig.paramd.port, "/volume", "ffssssi", "0.3", "0.5", "easeInEaseOut", "repeat", "inf", "autoreverse", "1")
-        try await Task.sleep(for: .milliseconds(1800))
-        let out = try await rig.finish()
+        let out = try await recordingWithoutXruns("paramd-trem") {
+            let rig = try await Rig.start("paramd-trem")
+            try await Task.sleep(for: .milliseconds(200))
+            try await oscsend(rig.paramd.port, "/volume", "ffssssi", "0.3", "0.5", "easeInEaseOut", "repeat", "inf", "autoreverse", "1")
+            try await Task.sleep(for: .milliseconds(1800))
+            return try await rig.finish()
+        }.channels[0]
         guard let seen = start(of: out, leaving: 1) else { Issue.record("no tremolo in \(out.count) frames"); return }
         let n = 24000
         func expected(_ k: Int) -> Double {
@@ -67,12 +69,14 @@ struct TimingEndToEndTests {
     }
 
     @Test func aPhysicalSpringPlaysItsClosedFormAndSettlesOnTheTarget() async throws {
-        let rig = try await Rig.start("paramd-spring")
-        try await oscsend(rig.paramd.port, "/volume", "ff", "0", "0")
-        try await Task.sleep(for: .milliseconds(200))
-        try await oscsend(rig.paramd.port, "/volume", "ffs", "0.5", "0", "spring(1,100,10)")
-        try await Task.sleep(for: .milliseconds(2300))
-        let out = try await rig.finish()
+        let out = try await recordingWithoutXruns("paramd-spring") {
+            let rig = try await Rig.start("paramd-spring")
+            try await oscsend(rig.paramd.port, "/volume", "ff", "0", "0")
+            try await Task.sleep(for: .milliseconds(200))
+            try await oscsend(rig.paramd.port, "/volume", "ffs", "0.5", "0", "spring(1,100,10)")
+            try await Task.sleep(for: .milliseconds(2300))
+            return try await rig.finish()
+        }.channels[0]
         guard let s = start(of: out, leaving: 0) else { Issue.record("no spring found"); return }
         // m=1, k=100, c=10: ω0 = 10, ζ = 0.5, from rest: x(t) = 1 − e^(−5t)(cos ωd t + 5/ωd sin ωd t).
         let wd = (100.0 - 25).squareRoot()
@@ -108,15 +112,17 @@ struct TimingEndToEndTests {
     }
 
     @Test func twoBundlesTaggedAThousandFramesApartStartExactlyAThousandFramesApart() async throws {
-        let rig = try await Rig.start("paramd-tags")
-        let client = try OSCClient(port: rig.paramd.port)
-        try await Task.sleep(for: .milliseconds(300))
-        let t1 = timeTag(inSeconds: 0.3)
-        let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
-        try client.send(.bundle(timeTag: t2, elements: [.message(OSCMessage("/volume", [.float32(0.25), .float32(0)]))]))
-        try client.send(.bundle(timeTag: t1, elements: [.message(OSCMessage("/volume", [.float32(0.5), .float32(0)]))]))
-        try await Task.sleep(for: .milliseconds(700))
-        let out = try await rig.finish()
+        let out = try await recordingWithoutXruns("paramd-tags") {
+            let rig = try await Rig.start("paramd-tags")
+            let client = try OSCClient(port: rig.paramd.port)
+            try await Task.sleep(for: .milliseconds(300))
+            let t1 = timeTag(inSeconds: 0.3)
+            let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
+            try client.send(.bundle(timeTag: t2, elements: [.message(OSCMessage("/volume", [.float32(0.25), .float32(0)]))]))
+            try client.send(.bundle(timeTag: t1, elements: [.message(OSCMessage("/volume", [.float32(0.5), .float32(0)]))]))
+            try await Task.sleep(for: .milliseconds(700))
+            return try await rig.finish()
+        }.channels[0]
         guard let a = out.firstIndex(of: 0.5), let b = out.firstIndex(of: 0.25) else { Issue.record("changes not found"); return }
         TestLog.write("bundles tagged 1000/48000 s apart: changes at frames \(a) and \(b), \(b - a) apart; first at offset \(a % 256) in its period")
         #expect(b - a == 1000)
@@ -124,22 +130,24 @@ struct TimingEndToEndTests {
     }
 
     @Test func aBundleChangingVolumeAndInputChangesOut1InASingleFrame() async throws {
-        let rig = try await Rig.start("paramd-txn")
-        let client = try OSCClient(port: rig.paramd.port)
-        try await Task.sleep(for: .milliseconds(300))
-        for _ in 0..<20 {
-            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
-                .message(OSCMessage("/volume", [.float32(0.5), .float32(0)])),
-                .message(OSCMessage("/input", [.float32(0.5), .float32(0)])),
-            ]))
-            try await Task.sleep(for: .milliseconds(20))
-            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
-                .message(OSCMessage("/volume", [.float32(1), .float32(0)])),
-                .message(OSCMessage("/input", [.float32(1), .float32(0)])),
-            ]))
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let out = try await rig.finish()
+        let out = try await recordingWithoutXruns("paramd-txn") {
+            let rig = try await Rig.start("paramd-txn")
+            let client = try OSCClient(port: rig.paramd.port)
+            try await Task.sleep(for: .milliseconds(300))
+            for _ in 0..<20 {
+                try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+                    .message(OSCMessage("/volume", [.float32(0.5), .float32(0)])),
+                    .message(OSCMessage("/input", [.float32(0.5), .float32(0)])),
+                ]))
+                try await Task.sleep(for: .milliseconds(20))
+                try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+                    .message(OSCMessage("/volume", [.float32(1), .float32(0)])),
+                    .message(OSCMessage("/input", [.float32(1), .float32(0)])),
+                ]))
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return try await rig.finish()
+        }.channels[0]
         let changes = (1..<out.count).filter { out[$0] != out[$0 - 1] && out[$0 - 1] != 0 }
         #expect(changes.count >= 30, "\(changes.count) changes")
         #expect(Set(out.filter { $0 != 0 }).isSubset(of: [1, 0.25]), "never volume or input alone: \(Set(out))")

@@ -13,15 +13,18 @@ import Glibc
 struct VolumeFadeTests {
     @Test func oscsendVolumeZeroFadesAlongTheDefaultCurveOverAQuarterSecond() async throws {
         let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-fade")
-        let feeder = try await JackTool.feed(server: server, name: "feeder-fade", connect: ["paramd-fade:in_1"], value: 1)
-        let recorder = try await JackTool.record(server: server, name: "rec-fade", connect: ["paramd-fade:out_1"], seconds: 10)
-        try await Task.sleep(for: .milliseconds(300))
-        try await oscsend(paramd.port, "/volume", "f", "0.0")
-        try await Task.sleep(for: .milliseconds(600))
-        let recording = try await recorder.stop()
-        try await feeder.stop()
-        #expect(try await paramd.stop() == .exited(0))
+        let recording = try await recordingWithoutXruns("volume fade") {
+            let paramd = try await ParamdProcess.start(server: server, name: "paramd-fade")
+            let feeder = try await JackTool.feed(server: server, name: "feeder-fade", connect: ["paramd-fade:in_1"], value: 1)
+            let recorder = try await JackTool.record(server: server, name: "rec-fade", connect: ["paramd-fade:out_1"], seconds: 10)
+            try await Task.sleep(for: .milliseconds(300))
+            try await oscsend(paramd.port, "/volume", "f", "0.0")
+            try await Task.sleep(for: .milliseconds(600))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        }
 
         let out = recording.channels[0]
         // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first

@@ -76,11 +76,12 @@ public final class JackServer: Sendable, CustomStringConvertible {
         self.process = process
     }
 
-    /// Starts a server and waits until clients can connect (up to `timeout`). `name` names it
-    /// (to start a server again under the name a client is waiting for); by default a fresh
-    /// `paramd-test-<pid>-<n>`.
+    /// Starts a server and waits until clients can connect (up to `timeout`: generous, since
+    /// the first servers start while the unit-test suites load both cores of a 2-core box).
+    /// `name` names it (to start a server again under the name a client is waiting for); by
+    /// default a fresh `paramd-test-<pid>-<n>`.
     public static func start(name: String? = nil, rate: Int = 48000, period: Int = 256, realtime: Bool = true,
-                             timeout: Duration = .seconds(20)) async throws -> JackServer {
+                             timeout: Duration = .seconds(60)) async throws -> JackServer {
         await slots.acquire()
         let n = counter.add(1, ordering: .relaxed).newValue
         let server: JackServer

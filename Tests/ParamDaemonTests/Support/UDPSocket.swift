@@ -39,6 +39,40 @@ public final class UDPSocket: Sendable {
         self.fd = fd
     }
 
+    /// A socket bound to a given numeric address of `family` (`127.0.0.2`, `::1`) and port
+    /// (0: ephemeral). For tests about where paramd sends feedback: 127.0.0.0/8 is all
+    /// loopback on Linux, so 127.0.0.2 stands for "another host" without leaving the machine.
+    public init(_ family: Family, address: String, port: UInt16 = 0) throws {
+        self.family = family
+        let fd = socket(family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
+        do {
+            let result: Int32
+            switch family {
+            case .ipv4:
+                var a = sockaddr_in()
+                a.sin_family = sa_family_t(AF_INET)
+                a.sin_port = port.bigEndian
+                guard inet_pton(AF_INET, address, &a.sin_addr) == 1 else { throw SocketError(operation: "inet_pton \(address)", code: EINVAL) }
+                result = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            case .ipv6:
+                var one: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+                var a = sockaddr_in6()
+                a.sin6_family = sa_family_t(AF_INET6)
+                a.sin6_port = port.bigEndian
+                guard inet_pton(AF_INET6, address, &a.sin6_addr) == 1 else { throw SocketError(operation: "inet_pton \(address)", code: EINVAL) }
+                result = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            }
+            guard result == 0 else { throw SocketError(operation: "bind \(address) port \(port)", code: errno) }
+            self.port = try UDPSocket.localPort(fd)
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+    }
+
     deinit { close(fd) }
 
     /// True when this host can bind ::1.

@@ -1,0 +1,128 @@
+// libFuzzer entry over ParamCore's packet-to-command path: the bytes of one UDP datagram go
+// through OSCPacket.decode, RouteTable, Controller.handle (parameter routes) or Subscriptions
+// (/subscribe, /unsubscribe, with their pattern parsing), and the commands that come out are
+// rendered for a few periods. Built by `make fuzz` together with ParamCore's sources into
+// one module (see the Makefile); run with `make fuzz FUZZ_SECONDS=60`.
+//
+// A crash, a trap (overflow, out-of-bounds) or an ASan report is a bug; so is any of the
+// invariants below failing (they trap with a message).
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    // Also: any datagram's bytes as a subscription pattern, when they are text.
+    if size < 256, let text = String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) {
+        if let pattern = try? OSCAddressPattern(text) {
+            for p in ParameterID.allCases { _ = pattern.matches("/\(p.name)") }
+            _ = pattern.matches(text)
+        }
+    }
+    let packet: OSCPacket
+    do { packet = try OSCPacket.decode(bytes) } catch { return 0 }
+
+    // What decodes re-encodes to something that decodes to the same packet.
+    let again = packet.encoded()
+    guard let reparsed = try? OSCPacket.decode(again), reparsed == packet || hasNaN(packet) else {
+        fatalError("a decoded packet does not survive encode/decode: \(packet)")
+    }
+
+    var controller = Controller()
+    var subscriptions = Subscriptions<Int>(maxSubscribers: 4, timeToLive: 10)
+    var commands: [TimedCommand] = []
+    var now = 0.0
+    forEachMessage(packet) { message in
+        now += 0.01
+        guard let route = RouteTable.route(for: message.address) else { return }
+        switch route.action {
+        case .subscribe:
+            let args = message.arguments
+            let pattern = args.first?.stringValue ?? "/*"
+            let rate = args.count > 1 ? (args[1].numericValue ?? 60) : 60
+            let endpoint = args.count > 2 ? (args[2].integerValue ?? 0) : 0
+            if let matched = try? subscriptions.subscribe(endpoint, pattern: pattern, rate: rate, now: now) {
+                for p in matched {
+                    _ = subscriptions.valueChanged(p, 0.5, now: now)
+                    _ = subscriptions.animationEnded(p, finished: true, value: 1, tag: 1, now: now)
+                }
+                _ = subscriptions.flush(now: now + 1)
+            }
+        case .unsubscribe:
+            let endpoint = message.arguments.count > 1 ? (message.arguments[1].integerValue ?? 0) : 0
+            subscriptions.unsubscribe(endpoint, pattern: message.arguments.first?.stringValue)
+        case .ping, .status, .params:
+            break
+        default:
+            let result = controller.handle(message, route: route) { $0.initialValue }
+            if result.error == nil {
+                for c in result.commands { check(c) }
+                commands += result.commands
+            } else if !result.commands.isEmpty {
+                fatalError("a refused message produced commands: \(message)")
+            }
+        }
+    }
+    _ = subscriptions.expire(now: now + 100)
+    render(commands)
+    return 0
+}
+
+/// Every command the controller lets through is valid: a target inside the range, a finite
+/// duration of at most 24 h.
+private func check(_ command: TimedCommand) {
+    if case .animate(let p, let spec) = command.command {
+        precondition(spec.target >= p.minimum && spec.target <= p.maximum, "target \(spec.target) outside \(p)")
+        precondition(spec.seconds.isFinite && spec.seconds >= 0 && spec.seconds <= Controller.maximumSeconds, "duration \(spec.seconds)")
+        precondition(spec.from.isNaN || (spec.from >= p.minimum && spec.from <= p.maximum), "from \(spec.from)")
+    }
+}
+
+/// Renders the commands for a few periods: nothing may trap, and what sounds stays in range.
+private func render(_ commands: [TimedCommand]) {
+    guard !commands.isEmpty else { return }
+    var renderer = Renderer(sampleRate: 48000, commandCapacity: 64, eventCapacity: 64)
+    defer { renderer.deallocate() }
+    let frames = 256
+    let out1 = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    let out2 = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    let input = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    input.initialize(repeating: 1, count: frames)
+    defer { out1.deallocate(); out2.deallocate(); input.deallocate() }
+    for chunk in stride(from: 0, to: commands.count, by: 32) {
+        for c in commands[chunk..<min(chunk + 32, commands.count)] { _ = renderer.commands.push(c) }
+        for _ in 0..<3 {
+            renderer.render(frames: frames, in1: UnsafePointer(input), in2: nil, out1: out1, out2: out2)
+            while renderer.events.pop() != nil {}
+            for i in 0..<frames {
+                // |volume · (tone · pan gain + input · in)| ≤ 1 · (1 + 1).
+                precondition(out1[i].isFinite && abs(out1[i]) <= 2.0001 && out2[i].isFinite && abs(out2[i]) <= 2.0001,
+                             "output sample \(out1[i]), \(out2[i])")
+            }
+            for p in ParameterID.allCases {
+                let v = renderer.sounding(p)
+                precondition(v >= p.minimum && v <= p.maximum, "\(p) sounds \(v)")
+            }
+        }
+    }
+}
+
+private func forEachMessage(_ packet: OSCPacket, _ body: (OSCMessage) -> Void) {
+    switch packet {
+    case .message(let m): body(m)
+    case .bundle(_, let elements): for e in elements { forEachMessage(e, body) }
+    }
+}
+
+/// NaN arguments make `==` false even for identical packets.
+private func hasNaN(_ packet: OSCPacket) -> Bool {
+    switch packet {
+    case .message(let m):
+        m.arguments.contains {
+            switch $0 {
+            case .float32(let f): f.isNaN
+            case .double(let d): d.isNaN
+            default: false
+            }
+        }
+    case .bundle(_, let elements): elements.contains(where: hasNaN)
+    }
+}
