@@ -35,11 +35,10 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
         guard let route = RouteTable.route(for: message.address) else { return }
         switch route.action {
         case .subscribe:
-            let args = message.arguments
-            let pattern = args.first?.stringValue ?? "/*"
-            let rate = args.count > 1 ? (args[1].numericValue ?? 60) : 60
-            let endpoint = args.count > 2 ? (args[2].integerValue ?? 0) : 0
-            if let matched = try? subscriptions.subscribe(endpoint, pattern: pattern, rate: rate, now: now) {
+            // The daemon's own argument parsing, then the table; the endpoint stands for the port.
+            guard let request = try? SubscriptionRequest.subscribe(message.arguments) else { return }
+            let endpoint = Int(request.port ?? 0)
+            if let matched = try? subscriptions.subscribe(endpoint, pattern: request.pattern ?? "/*", rate: request.rate, now: now) {
                 for p in matched {
                     _ = subscriptions.valueChanged(p, 0.5, now: now)
                     _ = subscriptions.animationEnded(p, finished: true, value: 1, tag: 1, now: now)
@@ -47,8 +46,8 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
                 _ = subscriptions.flush(now: now + 1)
             }
         case .unsubscribe:
-            let endpoint = message.arguments.count > 1 ? (message.arguments[1].integerValue ?? 0) : 0
-            subscriptions.unsubscribe(endpoint, pattern: message.arguments.first?.stringValue)
+            guard let request = try? SubscriptionRequest.unsubscribe(message.arguments) else { return }
+            subscriptions.unsubscribe(Int(request.port ?? 0), pattern: request.pattern)
         case .ping, .status, .params:
             break
         default:

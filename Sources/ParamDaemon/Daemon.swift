@@ -185,25 +185,10 @@ final class Daemon {
     /// `/subscribe [pattern [rate [port]]]`: feedback goes to the sender, or to `port` on the
     /// sender's own host — never anywhere else.
     private func subscribe(_ message: OSCMessage, from sender: SocketAddress, on socket: UDPSocket) {
-        let args = message.arguments
-        var pattern = "/*"
-        var rate = Subscriptions<SocketAddress>.defaultRate
-        var endpoint = sender
-        if args.count > 3 { return refuse(message, "expects [pattern [rate [port]]]", from: sender, on: socket) }
-        if args.count > 0 {
-            guard let p = args[0].stringValue else { return refuse(message, "the pattern must be a string", from: sender, on: socket) }
-            pattern = p
-        }
-        if args.count > 1 {
-            guard let r = args[1].numericValue else { return refuse(message, "the rate must be a number", from: sender, on: socket) }
-            rate = r
-        }
-        if args.count > 2 {
-            guard let p = args[2].numericValue, p >= 1, p <= 65535, p == p.rounded() else {
-                return refuse(message, "the port must be an integer 1…65535", from: sender, on: socket)
-            }
-            endpoint = sender.with(port: UInt16(p))
-        }
+        let request: SubscriptionRequest
+        do { request = try .subscribe(message.arguments) } catch { return refuse(message, error.reason, from: sender, on: socket) }
+        let pattern = request.pattern ?? "/*", rate = request.rate
+        let endpoint = request.port.map { sender.with(port: $0) } ?? sender
         let matched: [ParameterID]
         var renewal = false
         do {
@@ -226,20 +211,10 @@ final class Daemon {
     /// `/unsubscribe [pattern [port]]`; the port, as in `/subscribe`, names a feedback port on
     /// the sender's host (so `oscsend` can end what it started for `oscdump`).
     private func unsubscribe(_ message: OSCMessage, from sender: SocketAddress, on socket: UDPSocket) {
-        let args = message.arguments
-        if args.count > 2 { return refuse(message, "expects [pattern [port]]", from: sender, on: socket) }
-        var pattern: String? = nil
-        var endpoint = sender
-        if args.count > 0 {
-            guard let p = args[0].stringValue else { return refuse(message, "the pattern must be a string", from: sender, on: socket) }
-            pattern = p
-        }
-        if args.count > 1 {
-            guard let p = args[1].numericValue, p >= 1, p <= 65535, p == p.rounded() else {
-                return refuse(message, "the port must be an integer 1…65535", from: sender, on: socket)
-            }
-            endpoint = sender.with(port: UInt16(p))
-        }
+        let request: SubscriptionRequest
+        do { request = try .unsubscribe(message.arguments) } catch { return refuse(message, error.reason, from: sender, on: socket) }
+        let pattern = request.pattern
+        let endpoint = request.port.map { sender.with(port: $0) } ?? sender
         let removed = publisher.subscriptions.withLock { $0.unsubscribe(endpoint, pattern: pattern) }
         if removed {
             if publisher.subscriptions.withLock({ table in !table.subscribers.contains { $0.endpoint == endpoint } }) {
