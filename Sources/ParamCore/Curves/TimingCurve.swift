@@ -69,9 +69,11 @@ public struct CurveState: Sendable, BitwiseCopyable {
     @usableFromInline var seconds: Double
     /// Springs: exponential decay rate of the closed form (1/s).
     @usableFromInline var decay: Double
-    /// Springs: ωd (under-damped) or 2γ (over-damped), rad/s.
+    /// Springs: ωd (under-damped) or 2γ (over-damped), rad/s. `curve(c)`: the c whose
+    /// denominator `coefficient` holds (0: none yet).
     @usableFromInline var frequency: Double
-    /// Springs: coefficient of the closed form (see `SpringSolution`).
+    /// Springs: coefficient of the closed form (see `SpringSolution`). `curve(c)`: its
+    /// denominator, expm1(±c).
     @usableFromInline var coefficient: Double
     /// Springs: damping regime.
     @usableFromInline var regime: SpringRegime
@@ -140,7 +142,7 @@ extension TimingCurve {
         case let .back(direction, overshoot):
             return Penner.back(at: progress, direction: direction, overshoot: overshoot)
         case let .curvature(c):
-            return Curvature.value(at: progress, curvature: c)
+            return Curvature.value(at: progress, curvature: c, state: &state)
         case .spring, .uiKitSpring:
             return SpringSolution.value(atSeconds: progress * state.seconds, state: state)
         case .steps:
