@@ -8,7 +8,7 @@
 // overshoot of the whole distance either way before the engine's clamp would cut it, and
 // value × 2 is eased progress exactly (the linear domain decodes 0 + 0.5·eased).
 //
-// Output: `figure,curve,x,y` rows. x is progress (k/N) for curves timed by the message's
+// Output: `figure,curve,x,y` rows (the curve quoted: its name may hold commas). x is progress (k/N) for curves timed by the message's
 // duration (1 s here), seconds for physical springs (their own time). Rows whose figure ends in
 // `:keys` are the keyframe values at their key times (input, drawn as markers); rows whose
 // figure ends in `:settle` give a physical spring's settle time as the engine prepares it.
@@ -55,7 +55,7 @@ func animation(_ curveText: String, seconds: Double = 1) -> Command {
 
 func emit(_ figure: String, _ name: String, _ values: [Double], step: Double) {
     for (k, v) in values.enumerated() {
-        print("\(figure),\(name),\(Double(k) * step),\(v)")
+        print("\(figure),\"\(name)\",\(Double(k) * step),\(v)")
     }
 }
 
@@ -98,7 +98,7 @@ for c in ["spring(1,100,5)", "spring(1,100,10)", "spring(1,100,20)", "spring(1,1
     let settle = curve.prepare(requestedSeconds: 1, velocity: .nan, state: &state)
     let values = render(animation(c), seconds: 4)
     emit("spring", c, values, step: 1 / Double(pointsPerSecond))
-    print("spring:settle,\(c),\(settle),1")
+    print("spring:settle,\"\(c)\",\(settle),1")
 }
 
 // UIKit springs fitted to a 1 s duration.
