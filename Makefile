@@ -6,6 +6,9 @@
 #   make deps    install what is missing (apt-get, through sudo when not root)
 #   make build   release build of paramd
 #   make shim    the LD_PRELOAD allocation counter, .build-tools/alloccount.so
+#   make bench   release render benchmarks (Benchmarks/, ordo-one/benchmark), then their summary
+#                table in ns per frame (docs/PERFORMANCE.md); the log in .build-tools/bench.txt
+#   make plots   regenerate docs/curves/*.png from the engine's output (docs/CURVES.md)
 #   make clean
 #
 # PRODUCTS_CONFIG=release makes `make test` run the end-to-end tests against release builds of
@@ -23,7 +26,7 @@ PRODUCTS_CONFIG ?= debug
 PORT ?= 9000
 ARGS ?=
 
-.PHONY: all deps build test run shim clean
+.PHONY: all deps build test run shim bench plots clean
 
 all: build
 
@@ -52,6 +55,16 @@ endif
 run: build
 	@scripts/run-paramd.sh --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --port $(PORT) -- $(ARGS)
 
+# A separate package, so that neither the main build nor CI pays for the benchmark framework.
+bench:
+	@mkdir -p $(TOOLS_DIR)
+	$(SWIFT) package --package-path Benchmarks benchmark --no-progress | tee $(TOOLS_DIR)/bench.txt
+	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
+
+plots:
+	@scripts/plot-curves.sh
+
 clean:
 	$(SWIFT) package clean
+	$(SWIFT) package --package-path Benchmarks clean
 	rm -rf $(TOOLS_DIR)
