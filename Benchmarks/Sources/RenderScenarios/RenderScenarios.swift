@@ -179,14 +179,14 @@ public enum Scenarios {
         ("spring(0.5) UIKit", "spring(0.5)"),
     ]
 
-    /// Everything animating, with the costliest curves of the per-curve figures: the
-    /// frequency in the log domain (its default), the pan moving so the per-sample pan law
-    /// runs, the tone on.
+    /// Everything animating, with the five costliest curve families of the per-curve figures,
+    /// one per parameter (docs/PERFORMANCE.md): the frequency in the log domain (its default),
+    /// the pan moving so the per-sample pan law runs, the tone on.
     public static let full = Scenario("Full render: all five animating", tone: 0.5, [
         moving(.volume, from: 0.2, to: 0.8, "spring(1,100,10)"),
         moving(.tone, from: 0.3, to: 0.9, "spring(0.5)"),
-        moving(.frequency, from: 220, to: 880, "curve(-4)"),
-        moving(.pan, from: -0.8, to: 0.8, "easeInOutElastic"),
+        moving(.frequency, from: 220, to: 880, "easeInOutElastic"),
+        moving(.pan, from: -0.8, to: 0.8, "default"),
         moving(.input, from: 0.2, to: 0.9, "spring(1,100,30)"),
     ])
 
