@@ -10,6 +10,11 @@
 //
 // prints, for every scenario, a hash of all its output samples and parameter values: compare
 // before and after a change to the engine to show that its output stayed bit-identical.
+//
+//   RenderProfile --dump FILE [periods]
+//
+// writes every scenario's output samples (Float32, out_1/out_2 interleaved, in the order of
+// `Scenarios.all`) to FILE, to count and measure the samples two builds disagree on.
 
 import RenderScenarios
 
@@ -20,6 +25,19 @@ import Darwin
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "--dump" {
+    // --dump FILE [periods]: every scenario's output samples (Float32, out_1/out_2
+    // interleaved, scenario after scenario) to FILE, for a sample-by-sample comparison.
+    let path = arguments.dropFirst().first ?? "render.f32"
+    let periods = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 2000
+    guard let file = fopen(path, "wb") else { print("cannot write \(path)"); exit(1) }
+    for scenario in Scenarios.all {
+        let samples = Rig(scenario).samples(periods: periods)
+        _ = samples.withUnsafeBufferPointer { fwrite($0.baseAddress, 4, $0.count, file) }
+    }
+    fclose(file)
+    exit(0)
+}
 if arguments.first == "--checksum" {
     let periods = arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
     for scenario in Scenarios.all {

@@ -79,6 +79,25 @@ public final class Rig: @unchecked Sendable {
         return hash
     }
 
+    /// Renders `periods` periods and returns every output sample, out_1 and out_2
+    /// interleaved: for comparing two builds sample by sample.
+    public func samples(periods: Int) -> [Float] {
+        if renderer == nil { start() }
+        let r = renderer!
+        var all: [Float] = []
+        all.reserveCapacity(2 * periods * framesPerPeriod)
+        for _ in 0..<periods {
+            r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
+                             out1: out1, out2: out2)
+            for i in 0..<framesPerPeriod {
+                all.append(out1[i])
+                all.append(out2[i])
+            }
+            drainRings()
+        }
+        return all
+    }
+
     private func start() {
         let tone = scenario.tone
         var r = Renderer(sampleRate: sampleRate, initial: { $0 == .tone ? tone : $0.initialValue })
