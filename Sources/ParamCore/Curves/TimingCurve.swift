@@ -65,7 +65,8 @@ extension TimingCurve {
 public struct CurveState: Sendable, BitwiseCopyable {
     /// Cubic Bézier: the curve parameter t solved at the previous sample (Newton warm start).
     public var t: Double
-    /// Springs: seconds of spring time that progress 0 → 1 spans.
+    /// Springs: seconds of spring time that progress 0 → 1 spans. Cubic Béziers: the t solved
+    /// at the sample before `t`'s (0: none), for the solver's extrapolated warm start.
     @usableFromInline var seconds: Double
     /// Springs: exponential decay rate of the closed form (1/s).
     @usableFromInline var decay: Double
@@ -136,7 +137,7 @@ extension TimingCurve {
         case .linear:
             return progress
         case let .cubicBezier(x1, y1, x2, y2):
-            return CubicBezier.value(at: progress, x1: x1, y1: y1, x2: x2, y2: y2, t: &state.t)
+            return CubicBezier.value(at: progress, x1: x1, y1: y1, x2: x2, y2: y2, t: &state.t, previous: &state.seconds)
         case let .penner(easing, direction):
             return Penner.value(at: progress, easing: easing, direction: direction)
         case let .back(direction, overshoot):
