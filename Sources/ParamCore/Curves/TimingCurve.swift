@@ -126,7 +126,7 @@ extension TimingCurve {
     /// Realtime-safe. Eased progress at `progress` in [0, 1] (values outside are clamped);
     /// exactly 0 at 0 (CSS steps with jump-start/jump-both excepted) and exactly 1 at 1.
     /// Any order of calls is correct; increasing progress is fastest for cubic Béziers.
-    @inlinable @_noLocks
+    @inlinable @_noLocks @inline(__always)
     public func value(at progress: Double, state: inout CurveState) -> Double {
         if case let .steps(count, position) = self {
             return Steps.value(at: progress, count: count, position: position)
