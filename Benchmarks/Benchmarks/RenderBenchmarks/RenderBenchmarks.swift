@@ -22,8 +22,8 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [perFrame, .mallocCountTotal],
         units: [perFrame: .count],
         warmupIterations: 3,
-        maxDuration: .seconds(2),
-        maxIterations: 200)
+        maxDuration: .seconds(3),
+        maxIterations: 1000)
 
     for scenario in Scenarios.all {
         let rig = Rig(scenario)
