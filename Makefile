@@ -66,5 +66,5 @@ plots:
 
 clean:
 	$(SWIFT) package clean
-	$(SWIFT) package --package-path Benchmarks clean
+	rm -rf Benchmarks/.build
 	rm -rf $(TOOLS_DIR)
