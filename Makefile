@@ -12,6 +12,9 @@
 #   make fuzz    libFuzzer over ParamCore's packet-to-command path for FUZZ_SECONDS (60)
 #   make soak    load test: a private dummy JACK server, 32 subscribers, 20,000 then 50,000
 #                messages/s (scripts/soak.py; SOAK_SECONDS=10, SOAK_RATES="20000 50000")
+#   make bench   release render benchmarks (Benchmarks/, ordo-one/benchmark), then their summary
+#                table in ns per frame (docs/PERFORMANCE.md); the log in .build-tools/bench.txt
+#   make plots   regenerate docs/curves/*.png from the engine's output (docs/CURVES.md)
 #   make clean
 #
 # PRODUCTS_CONFIG=release makes `make test` run the end-to-end tests against release builds of
@@ -40,7 +43,7 @@ FUZZ_SOURCES := $(sort $(shell find Sources/ParamCore -name '*.swift')) Fuzz/Pac
 SOAK_SECONDS ?= 10
 SOAK_RATES ?= 20000 50000
 
-.PHONY: all deps build test run shim fuzz soak clean install install-files uninstall
+.PHONY: all deps build test run shim fuzz soak bench plots clean install install-files uninstall
 
 all: build
 
@@ -112,6 +115,16 @@ uninstall:
 	fi
 	@echo "Removed paramd and its unit. Config and state stay in ~/.config/paramd and ~/.local/state/paramd."
 
+# A separate package, so that neither the main build nor CI pays for the benchmark framework.
+bench:
+	@mkdir -p $(TOOLS_DIR)
+	$(SWIFT) package --package-path Benchmarks benchmark --no-progress | tee $(TOOLS_DIR)/bench.txt
+	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
+
+plots:
+	@scripts/plot-curves.sh
+
 clean:
 	$(SWIFT) package clean
+	rm -rf Benchmarks/.build
 	rm -rf $(TOOLS_DIR)

@@ -148,6 +148,11 @@ public struct AnimatedParameter: Sendable {
         }
         movedThisPeriod = true
         var i = 0
+        if layerCount == 1 && !layers[0].isKeyframes {
+            // The common case, one basic animation: its frames before its end take the lean
+            // path; the loop below takes the rest, the end frame included.
+            i = renderOnlyLayer(into: out, first: first, count: count)
+        }
         while i < count {
             let frame = first &+ UInt64(i)
             var sum = target
@@ -171,6 +176,48 @@ public struct AnimatedParameter: Sendable {
             }
         }
         return true
+    }
+
+    /// Realtime-safe. For a parameter whose only layer is a basic animation: writes the frames
+    /// of `first ..< first + count` that come before that layer's end, and returns how many.
+    /// The same arithmetic as the general loop in `render` and `Animation.value(atOffset:)`,
+    /// so the same values to the bit, with less around it: the pass and the position within
+    /// it are counted up frame by frame instead of divided out of the offset, and nothing
+    /// checks for an end that cannot come within these frames.
+    @_noLocks @inline(__always)
+    mutating func renderOnlyLayer(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int) -> Int {
+        var layer = layers[0]
+        let start = Int64(bitPattern: first &- layer.startFrame)
+        let passFrames = layer.passFrames
+        guard start >= 0, passFrames > 0, start < layer.totalFrames else { return 0 }
+        let frames = Int(min(Int64(count), layer.totalFrames &- start))
+        var pass = start / passFrames
+        var within = start &- pass &* passFrames
+        let base = target
+        var i = 0
+        while i < frames {
+            // `Animation.progress(atOffset:)` before the end: within < passFrames.
+            let forward = Double(within) * layer.inversePass
+            let p = layer.autoreverses && pass & 1 == 1 ? 1 - forward : forward
+            // `Animation.value(atOffset:)`, then `render`'s sum over one layer.
+            let v: Double
+            if p >= 1 {
+                v = layer.target
+            } else {
+                let eased = layer.curve.value(at: p, state: &layer.state)
+                v = layer.domain.decode(layer.fromEncoded + layer.deltaEncoded * eased)
+            }
+            value = id.clamp(base + (v - layer.target))
+            out[i] = value
+            within &+= 1
+            if within == passFrames {
+                within = 0
+                pass &+= 1
+            }
+            i &+= 1
+        }
+        layers[0].state = layer.state
+        return frames
     }
 
     /// Realtime-safe. Removes the layers that have reached their end at `frame` (which sounds

@@ -3,6 +3,8 @@
 public struct KeyframeTrack: Sendable, BitwiseCopyable {
     @usableFromInline var spec = KeyframeSpec()
     @usableFromInline var segment = 0
+    /// The segment whose curve `curveState` is prepared for; -1 before the first.
+    @usableFromInline var preparedSegment = -1
     @usableFromInline var curveState = CurveState()
 
     public init() {}
@@ -49,11 +51,14 @@ public struct KeyframeTrack: Sendable, BitwiseCopyable {
         if i > n &- 2 { i = n &- 2 }
         while i > 0 && u < spec.times[i] { i &-= 1 }
         while i < n &- 2 && u >= spec.times[i &+ 1] { i &+= 1 }
-        if i != segment {
-            segment = i
-            curveState = CurveState()
-        }
+        segment = i
         let t0 = spec.times[i], t1 = spec.times[i &+ 1]
+        if i != preparedSegment {
+            // Each segment's curve runs over the segment's own duration (a UIKit spring is
+            // fitted to it); physical springs are refused on the control side.
+            preparedSegment = i
+            _ = spec.curves[i].prepare(requestedSeconds: (t1 - t0) * spec.seconds, velocity: .nan, state: &curveState)
+        }
         if spec.calculation == .discrete { return spec.values[i] }
         let local = t1 > t0 ? (u - t0) / (t1 - t0) : 1
         // Paced ignores per-segment curves, as Core Animation does.

@@ -10,15 +10,18 @@ enum CubicBezier {
 
     /// Realtime-safe. y at the t where x(t) = `progress`, for progress in (0, 1).
     ///
-    /// Newton's method warm-started from `t` (the previous sample's solution, updated), guarded
-    /// by a bracket [lo, hi] that every evaluation narrows: a step that leaves the bracket, or
-    /// meets a flat spot, is replaced by bisection, so the solver converges from any start,
-    /// whatever order the samples come in. From a warm start two evaluations usually suffice;
-    /// after a Newton step shorter than 1e-7 in t, the error left in x is below
+    /// Newton's method warm-started from the previous samples' solutions (`t` the last,
+    /// `previous` the one before, 0 when none; both updated), guarded by a bracket [lo, hi] that
+    /// every evaluation narrows: a step that leaves the bracket, or meets a flat spot, is
+    /// replaced by bisection, so the solver converges from any start, whatever order the
+    /// samples come in. The start is the linear extrapolation 2·t − previous when it lies inside
+    /// (0, 1), else t: progress moving by a steady step moves t by a nearly steady step, so the
+    /// extrapolation is off by O(step²) and one evaluation usually suffices (two from t alone).
+    /// After a Newton step shorter than 1e-7 in t, the error left in x is below
     /// max|x″|/2 · 1e-14 < 1e-13, so the step is taken without evaluating again.
     @inlinable @_noLocks
     static func value(at progress: Double, x1: Double, y1: Double, x2: Double, y2: Double,
-                      t warm: inout Double) -> Double {
+                      t warm: inout Double, previous: inout Double) -> Double {
         // Power-basis coefficients: x(t) = ((ax·t + bx)·t + cx)·t.
         let cx = 3 * x1
         let bx = 3 * (x2 - x1) - cx
@@ -30,6 +33,10 @@ enum CubicBezier {
         var lo = 0.0
         var hi = 1.0
         var t = (warm > 0 && warm < 1) ? warm : progress
+        if warm > 0 && warm < 1 && previous > 0 && previous < 1 {
+            let guess = warm + (warm - previous)
+            if guess > 0 && guess < 1 { t = guess }
+        }
         for _ in 0..<100 {
             let residual = ((ax * t + bx) * t + cx) * t - progress
             if abs(residual) <= tolerance { break }
@@ -45,6 +52,7 @@ enum CubicBezier {
                 if hi - lo <= 1e-16 { break }
             }
         }
+        previous = warm
         warm = t
         return ((ay * t + by) * t + cy) * t
     }

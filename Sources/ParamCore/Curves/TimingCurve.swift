@@ -65,13 +65,16 @@ extension TimingCurve {
 public struct CurveState: Sendable, BitwiseCopyable {
     /// Cubic Bézier: the curve parameter t solved at the previous sample (Newton warm start).
     public var t: Double
-    /// Springs: seconds of spring time that progress 0 → 1 spans.
+    /// Springs: seconds of spring time that progress 0 → 1 spans. Cubic Béziers: the t solved
+    /// at the sample before `t`'s (0: none), for the solver's extrapolated warm start.
     @usableFromInline var seconds: Double
     /// Springs: exponential decay rate of the closed form (1/s).
     @usableFromInline var decay: Double
-    /// Springs: ωd (under-damped) or 2γ (over-damped), rad/s.
+    /// Springs: ωd (under-damped) or 2γ (over-damped), rad/s. `curve(c)`: the c whose
+    /// denominator `coefficient` holds (0: none yet).
     @usableFromInline var frequency: Double
-    /// Springs: coefficient of the closed form (see `SpringSolution`).
+    /// Springs: coefficient of the closed form (see `SpringSolution`). `curve(c)`: its
+    /// denominator, expm1(±c).
     @usableFromInline var coefficient: Double
     /// Springs: damping regime.
     @usableFromInline var regime: SpringRegime
@@ -123,7 +126,7 @@ extension TimingCurve {
     /// Realtime-safe. Eased progress at `progress` in [0, 1] (values outside are clamped);
     /// exactly 0 at 0 (CSS steps with jump-start/jump-both excepted) and exactly 1 at 1.
     /// Any order of calls is correct; increasing progress is fastest for cubic Béziers.
-    @inlinable @_noLocks
+    @inlinable @_noLocks @inline(__always)
     public func value(at progress: Double, state: inout CurveState) -> Double {
         if case let .steps(count, position) = self {
             return Steps.value(at: progress, count: count, position: position)
@@ -134,13 +137,13 @@ extension TimingCurve {
         case .linear:
             return progress
         case let .cubicBezier(x1, y1, x2, y2):
-            return CubicBezier.value(at: progress, x1: x1, y1: y1, x2: x2, y2: y2, t: &state.t)
+            return CubicBezier.value(at: progress, x1: x1, y1: y1, x2: x2, y2: y2, t: &state.t, previous: &state.seconds)
         case let .penner(easing, direction):
             return Penner.value(at: progress, easing: easing, direction: direction)
         case let .back(direction, overshoot):
             return Penner.back(at: progress, direction: direction, overshoot: overshoot)
         case let .curvature(c):
-            return Curvature.value(at: progress, curvature: c)
+            return Curvature.value(at: progress, curvature: c, state: &state)
         case .spring, .uiKitSpring:
             return SpringSolution.value(atSeconds: progress * state.seconds, state: state)
         case .steps:

@@ -320,4 +320,18 @@ import Testing
         #expect(abs(out[200] - 0.7) < 1e-6, "frame 300 of the fade, not 200")
         #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 100)
     }
+
+    @Test func aUIKitSpringTimesAKeyframeSegmentOverTheSegmentsOwnDuration() {
+        var h = RendererHarness(period: 256)
+        defer { h.release() }
+        h.send(.keyframes(.volume, keyframes([0, 1], curves: [.uiKitSpring(dampingRatio: 1, velocity: 0)])))
+        let out = h.render(periods: 1).left
+        var state = CurveState()
+        let curve = TimingCurve.uiKitSpring(dampingRatio: 1, velocity: 0)
+        _ = curve.prepare(requestedSeconds: Double(n) / 48000, velocity: .nan, state: &state)
+        for k in [1, 10, 50, 90] {
+            #expect(abs(Double(out[k]) - curve.value(at: Double(k) / Double(n), state: &state)) < 1e-6, "frame \(k)")
+        }
+        #expect(out[10] > 0.05, "it moves from the start instead of holding and jumping")
+    }
 }

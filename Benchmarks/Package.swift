@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+// Render benchmarks (`make bench`) and the curve-plot data tool (`make plots`), kept out of
+// the main package so that its build, tests and CI never pay for the benchmark framework.
+import PackageDescription
+
+// A package reached by path is known by its folder's name (`paramd`, `main`, a worktree's…),
+// not by its manifest's name, so the root package's identity is read from where this one lies.
+let root = Context.packageDirectory.split(separator: "/").dropLast().last.map { String($0).lowercased() } ?? "paramd"
+
+let package = Package(
+    name: "paramd-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        // Only the malloc interposer: the default RuntimeInterposer trait would pull in
+        // swift-runtime-interposer, which the project does not use.
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // What the benchmarks render: a renderer driven period by period, and the scenarios.
+        .target(
+            name: "RenderScenarios",
+            dependencies: [.product(name: "ParamCore", package: root)]),
+        // Benchmark executables must live in a folder named Benchmarks (the plugin finds them there).
+        .executableTarget(
+            name: "RenderBenchmarks",
+            dependencies: [
+                "RenderScenarios",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/RenderBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // One scenario rendered without the framework, for callgrind (docs/PERFORMANCE.md).
+        .executableTarget(
+            name: "RenderProfile",
+            dependencies: ["RenderScenarios"]),
+        // Renders every curve through the engine and prints CSV for scripts/plot-curves.sh.
+        .executableTarget(
+            name: "CurveData",
+            dependencies: [.product(name: "ParamCore", package: root)]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,60 @@
+// Renders one benchmark scenario without the benchmark framework, for profilers:
+//
+//   swift build -c release --package-path Benchmarks --product RenderProfile
+//   valgrind --tool=callgrind Benchmarks/.build/release/RenderProfile "Full render: all five animating" 400
+//
+// Arguments: the scenario's name (as `make bench` prints it; default the full render) and
+// the number of 256-frame periods (default 2000). Prints nanoseconds per frame.
+//
+//   RenderProfile --checksum [periods]
+//
+// prints, for every scenario, a hash of all its output samples and parameter values: compare
+// before and after a change to the engine to show that its output stayed bit-identical.
+//
+//   RenderProfile --dump FILE [periods]
+//
+// writes every scenario's output samples (Float32, out_1/out_2 interleaved, in the order of
+// `Scenarios.all`) to FILE, to count and measure the samples two builds disagree on.
+
+import RenderScenarios
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "--dump" {
+    // --dump FILE [periods]: every scenario's output samples (Float32, out_1/out_2
+    // interleaved, scenario after scenario) to FILE, for a sample-by-sample comparison.
+    let path = arguments.dropFirst().first ?? "render.f32"
+    let periods = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 2000
+    guard let file = fopen(path, "wb") else { print("cannot write \(path)"); exit(1) }
+    for scenario in Scenarios.all {
+        let samples = Rig(scenario).samples(periods: periods)
+        _ = samples.withUnsafeBufferPointer { fwrite($0.baseAddress, 4, $0.count, file) }
+    }
+    fclose(file)
+    exit(0)
+}
+if arguments.first == "--checksum" {
+    let periods = arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
+    for scenario in Scenarios.all {
+        let hash = Rig(scenario).checksum(periods: periods)
+        print("\(String(hash, radix: 16))  \(scenario.name)")
+    }
+    exit(0)
+}
+let name = arguments.first ?? Scenarios.full.name
+let periods = arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
+guard let scenario = Scenarios.all.first(where: { $0.name == name }) else {
+    print("unknown scenario '\(name)'; one of:")
+    for s in Scenarios.all { print("  \(s.name)") }
+    exit(2)
+}
+let rig = Rig(scenario)
+_ = rig.render(periods: 1)
+let nanoseconds = rig.render(periods: periods)
+let perFrame = Double(nanoseconds) / Double(periods * framesPerPeriod)
+print("\(scenario.name): \((perFrame * 10).rounded() / 10) ns per frame over \(periods) periods of \(framesPerPeriod) frames (sink \(rig.sink))")

@@ -1,0 +1,237 @@
+// What the render benchmarks render (docs/PERFORMANCE.md): a `Renderer` driven period by
+// period as the JACK process callback drives it, and the named scenarios.
+
+import ParamCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Frames per JACK period: a realistic size (JACK's default is 1024, low-latency setups 64–256).
+public let framesPerPeriod = 256
+public let sampleRate = 48_000.0
+/// Seconds of one pass of every animation: long enough that a pass samples the whole curve,
+/// over many periods.
+public let passSeconds = 2.0
+
+/// A renderer with its buffers (DC 1.0 on both inputs), started on first use and kept across
+/// iterations. Its animations repeat for ever, so every frame it renders is an animating one.
+///
+/// The renderer lives in raw memory and is rendered in place through a pointer, as the
+/// process callback does (`ProcessContext`): a `Renderer` held in a class property would be
+/// copied out and back around every mutating call, kilobytes per period.
+public final class Rig: @unchecked Sendable {
+    private var renderer: UnsafeMutablePointer<Renderer>?
+    private let scenario: Scenario
+    private let in1 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
+    private let in2 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
+    private let out1 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
+    private let out2 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
+    /// Keeps the optimiser from dropping the output.
+    public private(set) var sink: Float = 0
+
+    public init(_ scenario: Scenario) {
+        self.scenario = scenario
+        in1.initialize(repeating: 1, count: framesPerPeriod)
+        in2.initialize(repeating: 1, count: framesPerPeriod)
+        out1.initialize(repeating: 0, count: framesPerPeriod)
+        out2.initialize(repeating: 0, count: framesPerPeriod)
+    }
+
+    /// Renders `periods` periods of `framesPerPeriod` frames; returns the nanoseconds they took
+    /// (the renderer's start, on first use, and draining its rings are not counted).
+    public func render(periods: Int) -> Int64 {
+        if renderer == nil { start() }
+        let r = renderer!
+        let begin = Self.now()
+        for _ in 0..<periods {
+            r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
+                             out1: out1, out2: out2)
+        }
+        let elapsed = Self.now() - begin
+        sink += out1[framesPerPeriod - 1] + out2[framesPerPeriod - 1]
+        drainRings()
+        return elapsed
+    }
+
+    /// Renders `periods` periods and returns a hash (FNV-1a) of every output sample's bits and
+    /// of the parameters' values at each period's end: equal hashes before and after a change
+    /// to the engine mean bit-identical output.
+    public func checksum(periods: Int) -> UInt64 {
+        if renderer == nil { start() }
+        let r = renderer!
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bits: UInt64) {
+            hash = (hash ^ bits) &* 0x0000_0100_0000_01b3
+        }
+        for _ in 0..<periods {
+            r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
+                             out1: out1, out2: out2)
+            for i in 0..<framesPerPeriod {
+                mix(UInt64(out1[i].bitPattern))
+                mix(UInt64(out2[i].bitPattern))
+            }
+            for p in ParameterID.allCases { mix(r.pointee.sounding(p).bitPattern) }
+            drainRings()
+        }
+        return hash
+    }
+
+    /// Renders `periods` periods and returns every output sample, out_1 and out_2
+    /// interleaved: for comparing two builds sample by sample.
+    public func samples(periods: Int) -> [Float] {
+        if renderer == nil { start() }
+        let r = renderer!
+        var all: [Float] = []
+        all.reserveCapacity(2 * periods * framesPerPeriod)
+        for _ in 0..<periods {
+            r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
+                             out1: out1, out2: out2)
+            for i in 0..<framesPerPeriod {
+                all.append(out1[i])
+                all.append(out2[i])
+            }
+            drainRings()
+        }
+        return all
+    }
+
+    private func start() {
+        let tone = scenario.tone
+        var r = Renderer(sampleRate: sampleRate, initial: { $0 == .tone ? tone : $0.initialValue })
+        for c in scenario.commands { _ = r.commands.push(TimedCommand(c)) }
+        r.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2), out1: out1, out2: out2)
+        let animating = r.counters.load(RenderCounter.animations.rawValue)
+        precondition(animating == UInt64(scenario.commands.count),
+                     "\(scenario.name): \(animating) animations in flight, expected \(scenario.commands.count)")
+        renderer = .allocate(capacity: 1)
+        renderer!.initialize(to: r)
+        drainRings()
+    }
+
+    /// The publisher's and control thread's part: keep the rings from filling (a full ring
+    /// would only count drops, but that is not the daemon's steady state).
+    private func drainRings() {
+        let r = renderer!
+        while r.pointee.events.pop() != nil {}
+        while r.pointee.updates.pop() != nil {}
+    }
+
+    public static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
+
+/// A named starting state: the tone's initial level and the animations sent before the first
+/// period.
+public struct Scenario: Sendable {
+    public var name: String
+    public var tone: Double
+    public var commands: [Command]
+
+    public init(_ name: String, tone: Double = 0, _ commands: [Command]) {
+        self.name = name
+        self.tone = tone
+        self.commands = commands
+    }
+}
+
+public func curve(_ text: String) -> TimingCurve {
+    do { return try TimingCurve.parse(text) } catch { fatalError("\(text): \(error)") }
+}
+
+/// An endless back-and-forth animation of `p` from `from` to `to` along `curveText`, in the
+/// parameter's default domain (log for the frequency).
+public func moving(_ p: ParameterID, from: Double, to: Double, _ curveText: String) -> Command {
+    var spec = AnimationSpec(target: to, seconds: passSeconds, curve: curve(curveText), domain: p.defaultDomain)
+    spec.from = from
+    spec.repeatCount = .infinity
+    spec.autoreverses = true
+    return .animate(p, spec)
+}
+
+/// An endless back-and-forth keyframe animation of the volume through five values, evenly
+/// timed, linear segments.
+public func keyframes(_ calculation: KeyframeCalculation) -> Command {
+    var spec = KeyframeSpec()
+    let values = [0.2, 0.9, 0.4, 0.7, 0.3]
+    spec.count = values.count
+    for (k, v) in values.enumerated() {
+        spec.values[k] = v
+        spec.times[k] = Double(k) / Double(values.count - 1)
+    }
+    spec.calculation = calculation
+    spec.seconds = passSeconds
+    spec.domain = .linear
+    spec.repeatCount = .infinity
+    spec.autoreverses = true
+    return .keyframes(.volume, spec)
+}
+
+public enum Scenarios {
+    /// One curve on one parameter — the volume, 0.2 ↔ 0.8 — with the tone off; subtract
+    /// "idle, tone off" for the curve's own share.
+    public static let curves: [(name: String, curve: String)] = [
+        ("linear", "linear"),
+        ("cubic Bézier default", "default"),
+        ("cubic Bézier easeInEaseOut", "easeInEaseOut"),
+        ("Quad easeInOut", "easeInOutQuad"),
+        ("Cubic easeInOut", "easeInOutCubic"),
+        ("Quart easeInOut", "easeInOutQuart"),
+        ("Quint easeInOut", "easeInOutQuint"),
+        ("Sine easeInOut", "easeInOutSine"),
+        ("Expo easeInOut", "easeInOutExpo"),
+        ("Circ easeInOut", "easeInOutCirc"),
+        ("Back easeInOut", "easeInOutBack"),
+        ("Elastic easeInOut", "easeInOutElastic"),
+        ("Elastic easeOut", "easeOutElastic"),
+        ("Bounce easeInOut", "easeInOutBounce"),
+        ("steps(8)", "steps(8)"),
+        ("curve(-4)", "curve(-4)"),
+        ("spring(1,100,10) under-damped", "spring(1,100,10)"),
+        ("spring(1,100,20) critical", "spring(1,100,20)"),
+        ("spring(1,100,30) over-damped", "spring(1,100,30)"),
+        ("spring(0.5) UIKit", "spring(0.5)"),
+    ]
+
+    /// Everything animating, with the five costliest curve families of the per-curve figures,
+    /// one per parameter (docs/PERFORMANCE.md): the frequency in the log domain (its default),
+    /// the pan moving so the per-sample pan law runs, the tone on.
+    public static let full = Scenario("Full render: all five animating", tone: 0.5, [
+        moving(.volume, from: 0.2, to: 0.8, "spring(1,100,10)"),
+        moving(.tone, from: 0.3, to: 0.9, "spring(0.5)"),
+        moving(.frequency, from: 220, to: 880, "easeInOutElastic"),
+        moving(.pan, from: -0.8, to: 0.8, "default"),
+        moving(.input, from: 0.2, to: 0.9, "spring(1,100,30)"),
+    ])
+
+    /// Everything animating along SPEC §3's default curve (`default`, a cubic Bézier): the
+    /// common case, for comparison with `full`.
+    public static let fullDefault = Scenario("Full render: all five animating, default curve", tone: 0.5, [
+        moving(.volume, from: 0.2, to: 0.8, "default"),
+        moving(.tone, from: 0.3, to: 0.9, "default"),
+        moving(.frequency, from: 220, to: 880, "default"),
+        moving(.pan, from: -0.8, to: 0.8, "default"),
+        moving(.input, from: 0.2, to: 0.9, "default"),
+    ])
+
+    public static var all: [Scenario] {
+        var list = [
+            full,
+            fullDefault,
+            Scenario("Full render: idle, tone on", tone: 0.5, []),
+            Scenario("Full render: idle, tone off", tone: 0, []),
+        ]
+        for c in curves {
+            list.append(Scenario("Curve: \(c.name)", [moving(.volume, from: 0.2, to: 0.8, c.curve)]))
+        }
+        for mode in KeyframeCalculation.allCases {
+            list.append(Scenario("Keyframes: \(mode)", [keyframes(mode)]))
+        }
+        return list
+    }
+}

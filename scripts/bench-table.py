@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Summarises `swift package benchmark` text output (stdin) as the Markdown table of
+docs/PERFORMANCE.md: nanoseconds per frame at the best (p0), median (p50) and p90 iteration,
+and the median's excess over "idle, tone off" (for one animating parameter: the curve's own
+share). The full renders first, then the rest by median, costliest first. Also checks that no
+benchmark allocated."""
+import re
+import sys
+
+name, rows, mallocs = None, {}, {}
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if re.match(r"^(Full render|Curve|Keyframes): ", line):
+        name = line
+    elif name and line.startswith("│ Time per frame (ps)"):
+        cells = [c.strip() for c in line.split("│")[2:-1]]
+        rows[name] = [int(c) / 1000 for c in cells[:7]]   # p0 p25 p50 p75 p90 p99 p100
+    elif name and line.startswith("│ Malloc (total)"):
+        cells = [c.strip() for c in line.split("│")[2:-1]]
+        mallocs[name] = int(cells[6])                      # p100
+
+if not rows:
+    sys.exit("no benchmark results on stdin")
+idle = rows.get("Full render: idle, tone off", [0] * 7)[2]
+print("| benchmark | best (p0) | median (p50) | p90 | median − idle (tone off) |")
+print("| --- | ---: | ---: | ---: | ---: |")
+full = ["Full render: all five animating", "Full render: all five animating, default curve",
+        "Full render: idle, tone on", "Full render: idle, tone off"]
+order = [k for k in full if k in rows] + sorted((k for k in rows if k not in full), key=lambda k: -rows[k][2])
+for key in order:
+    p = rows[key]
+    share = f"{p[2] - idle:.1f}" if not key.startswith("Full render: idle") else ""
+    print(f"| {key} | {p[0]:.1f} | {p[2]:.1f} | {p[4]:.1f} | {share} |")
+print("\nns per frame; 256-frame periods at 48 kHz.")
+allocating = {k: v for k, v in mallocs.items() if v}
+if allocating:
+    print("ALLOCATIONS while rendering:", allocating)
+    sys.exit(1)
+print("No allocation while rendering (Malloc (total) = 0 in every iteration).")
