@@ -17,8 +17,11 @@
 #   make plots   regenerate docs/curves/*.png from the engine's output (docs/CURVES.md)
 #   make clean
 #
-# PRODUCTS_CONFIG=release makes `make test` run the end-to-end tests against release builds of
-# paramd and paramd-jacktool (the tests themselves always build in debug).
+# `make test` runs the end-to-end tests against release builds of paramd and paramd-jacktool
+# (what ships; a debug build's per-sample render costs several times more, and three of them
+# beside their JACK servers overload a 2-core machine into xruns). PRODUCTS_CONFIG=debug uses
+# the debug builds instead. The tests themselves always build in debug. At most
+# PARAMD_TEST_MAX_SERVERS (2) test JACK servers run at once.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -28,7 +31,7 @@ SWIFT ?= swift
 CC := $(or $(shell command -v cc 2>/dev/null),$(shell command -v clang 2>/dev/null),$(shell command -v gcc 2>/dev/null),cc)
 TOOLS_DIR := .build-tools
 ALLOC_SHIM := $(TOOLS_DIR)/alloccount.so
-PRODUCTS_CONFIG ?= debug
+PRODUCTS_CONFIG ?= release
 PORT ?= 9000
 ARGS ?=
 PREFIX ?= $(HOME)/.local
@@ -67,6 +70,7 @@ ifneq ($(PRODUCTS_CONFIG),debug)
 endif
 	PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" \
 	PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
+	PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
 	$(SWIFT) test --skip-build --skip UnitUnderSystemdTests
 	@# The unit under a real systemd user manager (cgroup and mount namespaces, a manager of its
 	@# own) runs alone, after the rest, so it shares the machine with no other test's JACK server.
