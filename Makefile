@@ -68,12 +68,14 @@ ifneq ($(PRODUCTS_CONFIG),debug)
 	$(SWIFT) build -c $(PRODUCTS_CONFIG) --product paramd
 	$(SWIFT) build -c $(PRODUCTS_CONFIG) --product paramd-jacktool
 endif
+	@# Three phases, so the end-to-end tests' recordings never share the two cores with the
+	@# CPU-heavy unit suites: unit tests; end-to-end tests; then the unit under a real systemd
+	@# user manager (cgroup and mount namespaces, a manager of its own), alone.
+	$(SWIFT) test --skip-build --filter ParamCoreTests
 	PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" \
 	PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 	PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
-	$(SWIFT) test --skip-build --skip UnitUnderSystemdTests
-	@# The unit under a real systemd user manager (cgroup and mount namespaces, a manager of its
-	@# own) runs alone, after the rest, so it shares the machine with no other test's JACK server.
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip UnitUnderSystemdTests
 	PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" \
 	PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 	$(SWIFT) test --skip-build --filter UnitUnderSystemdTests
