@@ -38,68 +38,74 @@ struct TimingEndToEndTests {
     }
 
     @Test func theTremoloOfTheSpecPlaysSampleForSample() async throws {
-        let out = try await recordingWithoutXruns("paramd-trem") {
+        let recording = try await recordingWithoutXruns("paramd-trem") {
             let rig = try await Rig.start("paramd-trem")
             try await Task.sleep(for: .milliseconds(200))
             try await oscsend(rig.paramd.port, "/volume", "ffssssi", "0.3", "0.5", "easeInEaseOut", "repeat", "inf", "autoreverse", "1")
             try await Task.sleep(for: .milliseconds(1800))
             return try await rig.finish()
-        }.channels[0]
-        guard let seen = start(of: out, leaving: 1) else { Issue.record("no tremolo in \(out.count) frames"); return }
-        let n = 24000
-        func expected(_ k: Int) -> Double {
-            let pass = k / n, within = k % n
-            var p = Double(within) / Double(n)
-            if pass % 2 == 1 { p = 1 - p }
-            return 1 + (0.3 - 1) * referenceBezier(0.42, 0, 0.58, 1, p)
         }
-        func worstDifference(from s: Int, frames: Int) -> Double {
-            var worst = 0.0
-            for k in 0..<frames where s + k < out.count { worst = max(worst, abs(Double(out[s + k]) - expected(k))) }
-            return worst
+        let out = recording.channels[0]
+        try checkRecording(recording) {
+            guard let seen = start(of: out, leaving: 1) else { Issue.record("no tremolo in \(out.count) frames"); return }
+            let n = 24000
+            func expected(_ k: Int) -> Double {
+                let pass = k / n, within = k % n
+                var p = Double(within) / Double(n)
+                if pass % 2 == 1 { p = 1 - p }
+                return 1 + (0.3 - 1) * referenceBezier(0.42, 0, 0.58, 1, p)
+            }
+            func worstDifference(from s: Int, frames: Int) -> Double {
+                var worst = 0.0
+                for k in 0..<frames where s + k < out.count { worst = max(worst, abs(Double(out[s + k]) - expected(k))) }
+                return worst
+            }
+            // easeInEaseOut leaves its start so gently that float32 reads 1.0 for a few frames:
+            // the start is the frame that fits best, at most a few dozen frames before the first change.
+            let s = ((seen - 64)...seen).min { worstDifference(from: $0, frames: 2000) < worstDifference(from: $1, frames: 2000) }!
+            let checked = min(3 * n, out.count - s)
+            let worst = worstDifference(from: s, frames: checked)
+            TestLog.write("tremolo: \(checked) frames, worst difference \(worst)")
+            #expect(checked >= 2 * n, "recorded at least two passes")
+            #expect(worst < 2e-5)
         }
-        // easeInEaseOut leaves its start so gently that float32 reads 1.0 for a few frames:
-        // the start is the frame that fits best, at most a few dozen frames before the first change.
-        let s = ((seen - 64)...seen).min { worstDifference(from: $0, frames: 2000) < worstDifference(from: $1, frames: 2000) }!
-        let checked = min(3 * n, out.count - s)
-        let worst = worstDifference(from: s, frames: checked)
-        TestLog.write("tremolo: \(checked) frames, worst difference \(worst)")
-        #expect(checked >= 2 * n, "recorded at least two passes")
-        #expect(worst < 2e-5)
     }
 
     @Test func aPhysicalSpringPlaysItsClosedFormAndSettlesOnTheTarget() async throws {
-        let out = try await recordingWithoutXruns("paramd-spring") {
+        let recording = try await recordingWithoutXruns("paramd-spring") {
             let rig = try await Rig.start("paramd-spring")
             try await oscsend(rig.paramd.port, "/volume", "ff", "0", "0")
             try await Task.sleep(for: .milliseconds(200))
             try await oscsend(rig.paramd.port, "/volume", "ffs", "0.5", "0", "spring(1,100,10)")
             try await Task.sleep(for: .milliseconds(2300))
             return try await rig.finish()
-        }.channels[0]
-        guard let s = start(of: out, leaving: 0) else { Issue.record("no spring found"); return }
-        // m=1, k=100, c=10: ω0 = 10, ζ = 0.5, from rest: x(t) = 1 − e^(−5t)(cos ωd t + 5/ωd sin ωd t).
-        let wd = (100.0 - 25).squareRoot()
-        func x(_ t: Double) -> Double { 1 - exp(-5 * t) * (cos(wd * t) + 5 / wd * sin(wd * t)) }
-        var worst = 0.0
-        var settled: Int? = nil
-        for k in 0..<(2 * 48000) where s + k < out.count {
-            let value = Double(out[s + k])
-            if settled == nil && value == 0.5 && out[(s + k)...].prefix(4800).allSatisfy({ $0 == 0.5 }) { settled = k }
-            if settled == nil { worst = max(worst, abs(value - 0.5 * x(Double(k) / 48000))) }
         }
-        TestLog.write("spring(1,100,10): worst difference \(worst) before settling at frame \(settled ?? -1)")
-        #expect(worst < 2e-5)
-        // Settles where the envelope of its remaining motion falls below 1e-4 of the distance.
-        guard let settled else { Issue.record("never settled on 0.5"); return }
-        #expect(abs(Double(settled) / 48000 - 1.87) < 0.05, "settled at \(Double(settled) / 48000) s")
-        // And the reference values, at their 10 ms steps.
-        let csv = try String(contentsOf: ReferenceCurves.directory.appendingPathComponent("springs.csv"), encoding: .utf8)
-        for line in csv.split(separator: "\n").dropFirst() where line.hasPrefix("1,100,10,0,") {
-            let f = line.split(separator: ",").compactMap { Double($0) }
-            let k = Int((f[4] * 48000).rounded())
-            guard k < settled, s + k < out.count else { continue }
-            #expect(abs(Double(out[s + k]) - 0.5 * f[5]) < 2e-5, "at \(f[4]) s")
+        let out = recording.channels[0]
+        try checkRecording(recording) {
+            guard let s = start(of: out, leaving: 0) else { Issue.record("no spring found"); return }
+            // m=1, k=100, c=10: ω0 = 10, ζ = 0.5, from rest: x(t) = 1 − e^(−5t)(cos ωd t + 5/ωd sin ωd t).
+            let wd = (100.0 - 25).squareRoot()
+            func x(_ t: Double) -> Double { 1 - exp(-5 * t) * (cos(wd * t) + 5 / wd * sin(wd * t)) }
+            var worst = 0.0
+            var settled: Int? = nil
+            for k in 0..<(2 * 48000) where s + k < out.count {
+                let value = Double(out[s + k])
+                if settled == nil && value == 0.5 && out[(s + k)...].prefix(4800).allSatisfy({ $0 == 0.5 }) { settled = k }
+                if settled == nil { worst = max(worst, abs(value - 0.5 * x(Double(k) / 48000))) }
+            }
+            TestLog.write("spring(1,100,10): worst difference \(worst) before settling at frame \(settled ?? -1)")
+            #expect(worst < 2e-5)
+            // Settles where the envelope of its remaining motion falls below 1e-4 of the distance.
+            guard let settled else { Issue.record("never settled on 0.5"); return }
+            #expect(abs(Double(settled) / 48000 - 1.87) < 0.05, "settled at \(Double(settled) / 48000) s")
+            // And the reference values, at their 10 ms steps.
+            let csv = try String(contentsOf: ReferenceCurves.directory.appendingPathComponent("springs.csv"), encoding: .utf8)
+            for line in csv.split(separator: "\n").dropFirst() where line.hasPrefix("1,100,10,0,") {
+                let f = line.split(separator: ",").compactMap { Double($0) }
+                let k = Int((f[4] * 48000).rounded())
+                guard k < settled, s + k < out.count else { continue }
+                #expect(abs(Double(out[s + k]) - 0.5 * f[5]) < 2e-5, "at \(f[4]) s")
+            }
         }
     }
 
@@ -112,7 +118,7 @@ struct TimingEndToEndTests {
     }
 
     @Test func twoBundlesTaggedAThousandFramesApartStartExactlyAThousandFramesApart() async throws {
-        let out = try await recordingWithoutXruns("paramd-tags") {
+        let recording = try await recordingWithoutXruns("paramd-tags") {
             let rig = try await Rig.start("paramd-tags")
             let client = try OSCClient(port: rig.paramd.port)
             try await Task.sleep(for: .milliseconds(300))
@@ -122,15 +128,18 @@ struct TimingEndToEndTests {
             try client.send(.bundle(timeTag: t1, elements: [.message(OSCMessage("/volume", [.float32(0.5), .float32(0)]))]))
             try await Task.sleep(for: .milliseconds(700))
             return try await rig.finish()
-        }.channels[0]
-        guard let a = out.firstIndex(of: 0.5), let b = out.firstIndex(of: 0.25) else { Issue.record("changes not found"); return }
-        TestLog.write("bundles tagged 1000/48000 s apart: changes at frames \(a) and \(b), \(b - a) apart; first at offset \(a % 256) in its period")
-        #expect(b - a == 1000)
-        #expect(out[a..<b].allSatisfy { $0 == 0.5 })
+        }
+        let out = recording.channels[0]
+        try checkRecording(recording) {
+            guard let a = out.firstIndex(of: 0.5), let b = out.firstIndex(of: 0.25) else { Issue.record("changes not found"); return }
+            TestLog.write("bundles tagged 1000/48000 s apart: changes at frames \(a) and \(b), \(b - a) apart; first at offset \(a % 256) in its period")
+            #expect(b - a == 1000)
+            #expect(out[a..<b].allSatisfy { $0 == 0.5 })
+        }
     }
 
     @Test func aBundleChangingVolumeAndInputChangesOut1InASingleFrame() async throws {
-        let out = try await recordingWithoutXruns("paramd-txn") {
+        let recording = try await recordingWithoutXruns("paramd-txn") {
             let rig = try await Rig.start("paramd-txn")
             let client = try OSCClient(port: rig.paramd.port)
             try await Task.sleep(for: .milliseconds(300))
@@ -147,9 +156,12 @@ struct TimingEndToEndTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             return try await rig.finish()
-        }.channels[0]
-        let changes = (1..<out.count).filter { out[$0] != out[$0 - 1] && out[$0 - 1] != 0 }
-        #expect(changes.count >= 30, "\(changes.count) changes")
-        #expect(Set(out.filter { $0 != 0 }).isSubset(of: [1, 0.25]), "never volume or input alone: \(Set(out))")
+        }
+        let out = recording.channels[0]
+        try checkRecording(recording) {
+            let changes = (1..<out.count).filter { out[$0] != out[$0 - 1] && out[$0 - 1] != 0 }
+            #expect(changes.count >= 30, "\(changes.count) changes")
+            #expect(Set(out.filter { $0 != 0 }).isSubset(of: [1, 0.25]), "never volume or input alone: \(Set(out))")
+        }
     }
 }

@@ -27,29 +27,31 @@ struct VolumeFadeTests {
         }
 
         let out = recording.channels[0]
-        // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first
-        // sample below 1 after a run of 1s.
-        guard let first = (1..<out.count).first(where: { out[$0 - 1] == 1 && out[$0] < 1 && out[$0] > 0.99 }) else {
-            Issue.record("no fade found in \(out.count) recorded frames")
-            return
+        try checkRecording(recording) {
+            // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first
+            // sample below 1 after a run of 1s.
+            guard let first = (1..<out.count).first(where: { out[$0 - 1] == 1 && out[$0] < 1 && out[$0] > 0.99 }) else {
+                Issue.record("no fade found in \(out.count) recorded frames")
+                return
+            }
+            let s = first - 1
+            let n = 12000  // 0.25 s at 48 kHz
+            #expect(out.count > s + n + 1000, "recording too short")
+            var worst = 0.0
+            for k in 0...(n + 1000) where s + k < out.count {
+                let expected = k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
+                worst = max(worst, abs(Double(out[s + k]) - expected))
+            }
+            TestLog.write("volume fade: worst difference from the default curve over \(n + 1000) frames: \(worst)")
+            #expect(worst < 2e-5, "worst difference from the default curve: \(worst)")
+            // Against the independent reference values too, where k/N lands on a listed progress.
+            for row in try ReferenceCurves.rows(named: "default") {
+                let k = row.progress * Double(n)
+                guard k == k.rounded(), s + Int(k) < out.count else { continue }
+                #expect(abs(Double(out[s + Int(k)]) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
+            }
+            #expect(out[(s + n)...].prefix(1000).allSatisfy { $0 == 0 }, "silent from s + N on")
         }
-        let s = first - 1
-        let n = 12000  // 0.25 s at 48 kHz
-        #expect(out.count > s + n + 1000, "recording too short")
-        var worst = 0.0
-        for k in 0...(n + 1000) where s + k < out.count {
-            let expected = k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
-            worst = max(worst, abs(Double(out[s + k]) - expected))
-        }
-        TestLog.write("volume fade: worst difference from the default curve over \(n + 1000) frames: \(worst)")
-        #expect(worst < 2e-5, "worst difference from the default curve: \(worst)")
-        // Against the independent reference values too, where k/N lands on a listed progress.
-        for row in try ReferenceCurves.rows(named: "default") {
-            let k = row.progress * Double(n)
-            guard k == k.rounded(), s + Int(k) < out.count else { continue }
-            #expect(abs(Double(out[s + Int(k)]) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
-        }
-        #expect(out[(s + n)...].prefix(1000).allSatisfy { $0 == 0 }, "silent from s + N on")
     }
 }
 
