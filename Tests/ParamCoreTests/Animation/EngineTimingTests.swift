@@ -334,4 +334,16 @@ import Testing
         }
         #expect(out[10] > 0.05, "it moves from the start instead of holding and jumping")
     }
+
+    @Test func aDelayAddsToTheBundlesTime() {
+        var h = RendererHarness(period: 256)
+        defer { h.release() }
+        let base: OSCTimeTag = 0xE000_0000_0000_0000
+        let c = clock(base: base, rate: 48000)
+        _ = h.render(periods: 2, clock: c)
+        let tag = base &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
+        h.send(.volume, spec(0.5, seconds: 0), start: .at(tag), delay: 500.0 / 48000)
+        let out = h.render(periods: 10, clock: c).left
+        #expect(out.firstIndex(of: 0.5).map { $0 + 512 } == 1500)
+    }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §4.6: a bundle whose time has passed starts as soon as possible and counts as `late`;
+/// nested bundles are honoured.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct LateBundleTests {
+    func status(_ client: OSCClient) async throws -> [String: OSCArgument] {
+        guard let reply = try await client.request("/status", reply: "/status") else { return [:] }
+        var pairs: [String: OSCArgument] = [:]
+        var i = 0
+        while i + 1 < reply.arguments.count {
+            if case .string(let name) = reply.arguments[i] { pairs[name] = reply.arguments[i + 1] }
+            i += 2
+        }
+        return pairs
+    }
+
+    @Test func aBundleTaggedInThePastStartsAtOnceAndIsCountedLate() async throws {
+        let server = try JackServer.required()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-late")
+        let client = try OSCClient(port: paramd.port)
+        #expect(try await status(client)["late"] == .int32(0))
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let past = OSCTimeTag(unixSeconds: Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 - 1)!
+        try client.send(.bundle(timeTag: past, elements: [.message(OSCMessage("/tone", [.float32(0.5), .float32(0)]))]))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await status(client)["late"] == .int32(1))
+        let tone = try await client.request("/tone/get", reply: "/tone")
+        #expect(tone?.firstFloat == 0.5, "it started anyway")
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
+    @Test func nestedBundlesApplyAndAnInnerTimeTagIsHonoured() async throws {
+        let server = try JackServer.required()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-nested")
+        let client = try OSCClient(port: paramd.port)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let soon = OSCTimeTag(unixSeconds: Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 + 0.3)!
+        try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+            .message(OSCMessage("/pan", [.float32(-1), .float32(0)])),
+            .bundle(timeTag: soon, elements: [.message(OSCMessage("/tone", [.float32(0.25), .float32(0)]))]),
+        ]))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await client.request("/pan/get", reply: "/pan")?.firstFloat == -1)
+        #expect(try await client.request("/tone/get", reply: "/tone")?.firstFloat == 0, "not yet: its time is 0.3 s away")
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(try await client.request("/tone/get", reply: "/tone")?.firstFloat == 0.25)
+        #expect(try await status(client)["late"] == .int32(0))
+        #expect(try await paramd.stop() == .exited(0))
+    }
+}
