@@ -155,6 +155,8 @@ func bitwiseEqual(_ a: [OSCArgument?], _ b: [OSCArgument]) -> Bool {
     }
 }
 
+/// SplitMix64: a small seeded generator, so every random test (here and end to end) is the
+/// same on every run.
 struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }

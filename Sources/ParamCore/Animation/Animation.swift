@@ -52,40 +52,40 @@ public struct Animation: Sendable, BitwiseCopyable {
         default:
             break
         }
-        self.startFrame = startFrame
-        self.passFrames = pass
-        self.totalFrames = Self.total(passFrames: pass, repeatCount: spec.repeatCount, autoreverses: spec.autoreverses)
-        self.inversePass = pass > 0 ? 1 / Double(pass) : 0
-        self.autoreverses = spec.autoreverses
-        self.domain = spec.domain
-        self.fromEncoded = spec.domain.encode(from)
-        self.deltaEncoded = spec.domain.encode(spec.target) - fromEncoded
-        self.target = spec.target
-        self.curve = spec.curve
-        self.state = state
-        self.isKeyframes = false
-        self.tag = spec.tag
-        self.hasTag = spec.hasTag
+        let fromEncoded = spec.domain.encode(from)
+        self.init(startFrame: startFrame, passFrames: pass, repeatCount: spec.repeatCount, autoreverses: spec.autoreverses,
+                  domain: spec.domain, fromEncoded: fromEncoded, deltaEncoded: spec.domain.encode(spec.target) - fromEncoded,
+                  target: spec.target, curve: spec.curve, state: state, isKeyframes: false, tag: spec.tag, hasTag: spec.hasTag)
     }
 
     /// Realtime-safe. A keyframe animation; its values live in the parameter's `KeyframeTrack`.
     @_noLocks
     public init(keyframes spec: KeyframeSpec, startFrame: UInt64, sampleRate: Double) {
-        let pass = Self.frames(spec.seconds, sampleRate: sampleRate)
+        self.init(startFrame: startFrame, passFrames: Self.frames(spec.seconds, sampleRate: sampleRate),
+                  repeatCount: spec.repeatCount, autoreverses: spec.autoreverses, domain: spec.domain,
+                  fromEncoded: 0, deltaEncoded: 0, target: spec.values[spec.count - 1], curve: .linear,
+                  state: CurveState(), isKeyframes: true, tag: spec.tag, hasTag: spec.hasTag)
+    }
+
+    /// Realtime-safe. The timing shared by basic and keyframe animations.
+    @_noLocks
+    init(startFrame: UInt64, passFrames pass: Int64, repeatCount: Double, autoreverses: Bool, domain: ValueDomain,
+         fromEncoded: Double, deltaEncoded: Double, target: Double, curve: TimingCurve, state: CurveState,
+         isKeyframes: Bool, tag: Int32, hasTag: Bool) {
         self.startFrame = startFrame
         self.passFrames = pass
-        self.totalFrames = Self.total(passFrames: pass, repeatCount: spec.repeatCount, autoreverses: spec.autoreverses)
+        self.totalFrames = Self.total(passFrames: pass, repeatCount: repeatCount, autoreverses: autoreverses)
         self.inversePass = pass > 0 ? 1 / Double(pass) : 0
-        self.autoreverses = spec.autoreverses
-        self.domain = spec.domain
-        self.fromEncoded = 0
-        self.deltaEncoded = 0
-        self.target = spec.values[spec.count - 1]
-        self.curve = .linear
-        self.state = CurveState()
-        self.isKeyframes = true
-        self.tag = spec.tag
-        self.hasTag = spec.hasTag
+        self.autoreverses = autoreverses
+        self.domain = domain
+        self.fromEncoded = fromEncoded
+        self.deltaEncoded = deltaEncoded
+        self.target = target
+        self.curve = curve
+        self.state = state
+        self.isKeyframes = isKeyframes
+        self.tag = tag
+        self.hasTag = hasTag
     }
 
     /// Realtime-safe. Progress within its pass at `offset` frames after the start

@@ -160,7 +160,7 @@ enum BadInput {
     /// Random packets, from a seed: random bytes, and messages to real addresses with
     /// hostile arguments, in bundles or not, some mutated. All bad (see `expectedErrors`).
     static func randomPackets(count: Int, seed: UInt64) -> [[UInt8]] {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let addresses = RouteTable.routes.map(\.address) + ["/nowhere", "/volume/", "//", "/vol*", "/volume/keyframes", "/stop"]
         let strings = ["", "linear", "wobble", "cubic-bezier(", "cubic-bezier(9,9,9,9)", "steps(0)", "spring(0,0,0)",
                        "id", "from", "domain", "bogus", "delay", "repeat", "inf", "\u{1F3B5}", String(repeating: "z", count: 300)]
@@ -200,7 +200,7 @@ enum BadInput {
         return packets
     }
 
-    private static func mutate(_ bytes: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
+    private static func mutate(_ bytes: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var bytes = bytes
         guard !bytes.isEmpty else { return [0x2F] }
         switch Int.random(in: 0..<5, using: &random) {
@@ -211,18 +211,5 @@ enum BadInput {
         default: bytes += (0..<4).map { _ in UInt8.random(in: 0...255, using: &random) }
         }
         return bytes
-    }
-}
-
-/// SplitMix64: a small seeded generator, so the random packets are the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
