@@ -78,6 +78,17 @@ public struct CurveState: Sendable, BitwiseCopyable {
     @usableFromInline var coefficient: Double
     /// Springs: damping regime.
     @usableFromInline var regime: SpringRegime
+    /// Springs, stepped evaluation (see `SpringSolution.value(atSeconds:state:)`): the time of
+    /// the last evaluation, the step between the last two, the state there (for under-damped
+    /// the complex e^((−σ+iω)t) as `a`, `b`; otherwise e^(−σt) as `a` and e^(−γt) as `b`), the
+    /// same for one step (`stepA`, `stepB`), and the steps taken since the last closed form.
+    @usableFromInline var lastSeconds: Double
+    @usableFromInline var stepSeconds: Double
+    @usableFromInline var a: Double
+    @usableFromInline var b: Double
+    @usableFromInline var stepA: Double
+    @usableFromInline var stepB: Double
+    @usableFromInline var stepsSinceExact: Int32
 
     @inlinable @_noLocks public init() {
         t = 0
@@ -86,6 +97,13 @@ public struct CurveState: Sendable, BitwiseCopyable {
         frequency = 0
         coefficient = 0
         regime = .critical
+        lastSeconds = -1
+        stepSeconds = 0
+        a = 0
+        b = 0
+        stepA = 0
+        stepB = 0
+        stepsSinceExact = 0
     }
 }
 
@@ -145,7 +163,7 @@ extension TimingCurve {
         case let .curvature(c):
             return Curvature.value(at: progress, curvature: c, state: &state)
         case .spring, .uiKitSpring:
-            return SpringSolution.value(atSeconds: progress * state.seconds, state: state)
+            return SpringSolution.value(atSeconds: progress * state.seconds, state: &state)
         case .steps:
             return progress  // handled above
         }
