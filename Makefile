@@ -62,23 +62,23 @@ $(ALLOC_SHIM): Tests/Support/alloccount.c
 	@mkdir -p $(TOOLS_DIR)
 	$(CC) -shared -fPIC -O2 -Wall -Wextra -o $@ $< -ldl -pthread
 
+E2E_ENV = PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)"
+
 test: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
 ifneq ($(PRODUCTS_CONFIG),debug)
 	$(SWIFT) build -c $(PRODUCTS_CONFIG) --product paramd
 	$(SWIFT) build -c $(PRODUCTS_CONFIG) --product paramd-jacktool
 endif
-	@# Three phases, so the end-to-end tests' recordings never share the two cores with the
-	@# CPU-heavy unit suites: unit tests; end-to-end tests; then the unit under a real systemd
-	@# user manager (cgroup and mount namespaces, a manager of its own), alone.
+	@# Phases, so the end-to-end recordings never share the two cores with the CPU-heavy unit
+	@# suites: unit tests; end-to-end tests; then, each alone, the buffer-size switch (JACK
+	@# reports xruns at the switch whenever the machine is busy) and the unit under a real
+	@# systemd user manager (cgroup and mount namespaces, a manager of its own).
 	$(SWIFT) test --skip-build --filter ParamCoreTests
-	PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" \
-	PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
-	PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip UnitUnderSystemdTests
-	PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" \
-	PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
-	$(SWIFT) test --skip-build --filter UnitUnderSystemdTests
+	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|BufferSizeTests'
+	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
+	$(E2E_ENV) $(SWIFT) test --skip-build --filter UnitUnderSystemdTests
 
 # The fuzzer is ParamCore's sources and Fuzz/PacketFuzzer.swift compiled as one module with
 # libFuzzer and AddressSanitizer (whole-module, as Package.swift compiles ParamCore, so the
