@@ -371,14 +371,17 @@ public struct Renderer: @unchecked Sendable {
         var animating: UInt64 = 0
         var i = 0
         while i < ParameterID.count {
-            let p = params[i]
-            snapshot.storeDouble(2 * i, p.value)
-            snapshot.storeDouble(2 * i + 1, p.target)
-            animating &+= UInt64(p.layerCount)
-            if p.movedThisPeriod && p.isAnimating {
+            // Fields read in place: a parameter, with its layers and keyframe track, is a few
+            // KB, too much to copy five times a period on the audio thread.
+            let value = params[i].value
+            snapshot.storeDouble(2 * i, value)
+            snapshot.storeDouble(2 * i + 1, params[i].target)
+            let layers = params[i].layerCount
+            animating &+= UInt64(layers)
+            if params[i].movedThisPeriod && layers > 0 {
                 // A value for the publisher to throttle; an animation that ended this period
                 // already reported its exact final value with its `done`.
-                if !events.push(.value(p.id, p.value)) { counters.add(RenderCounter.droppedEvents.rawValue, 1) }
+                if !events.push(.value(params[i].id, value)) { counters.add(RenderCounter.droppedEvents.rawValue, 1) }
             }
             i &+= 1
         }

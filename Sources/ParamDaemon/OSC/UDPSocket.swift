@@ -41,12 +41,7 @@ final class UDPSocket: @unchecked Sendable {
         }
         self.fd = fd
         // Port 0 binds an ephemeral port: read back the real one.
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.address = SocketAddress(storage) ?? address
+        self.address = Self.localAddress(of: fd) ?? address
     }
 
     /// A socket connected to `destination` without an explicit bind: `connect` binds it to an
@@ -63,15 +58,20 @@ final class UDPSocket: @unchecked Sendable {
             throw OSCError(operation: "connect \(destination)", code: e)
         }
         self.fd = fd
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.address = SocketAddress(storage) ?? destination
+        self.address = Self.localAddress(of: fd) ?? destination
     }
 
     deinit { Glibc.close(fd) }
+
+    /// The address a socket is bound to (`getsockname`).
+    private static func localAddress(of fd: Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return rc == 0 ? SocketAddress(storage) : nil
+    }
 
     /// Datagrams the kernel dropped on this socket because its receive buffer was full (the
     /// `drops` column of /proc/net/udp and udp6 for this socket's inode); nil where unknown.
