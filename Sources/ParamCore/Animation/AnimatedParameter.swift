@@ -8,7 +8,9 @@ public struct Reporter: Sendable {
     /// Realtime-safe.
     @_noLocks @inline(__always)
     public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool) {
-        if !events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
+        if events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
+            counters.add(RenderCounter.urgentEvents.rawValue, 1)
+        } else {
             counters.add(RenderCounter.droppedEvents.rawValue, 1)
         }
     }
@@ -16,7 +18,9 @@ public struct Reporter: Sendable {
     /// Realtime-safe.
     @_noLocks @inline(__always)
     public func targetMoved(_ p: ParameterID, to value: Double, serial: UInt32) {
-        if !updates.push(TargetUpdate(parameter: p, value: value, serial: serial)) {
+        if updates.push(TargetUpdate(parameter: p, value: value, serial: serial)) {
+            counters.add(RenderCounter.urgentEvents.rawValue, 1)
+        } else {
             counters.add(RenderCounter.droppedEvents.rawValue, 1)
         }
     }

@@ -111,6 +111,42 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         return gone
     }
 
+    // MARK: When the publisher must wake (it sleeps otherwise)
+
+    /// Whether anyone follows `p`.
+    public func isFollowed(_ p: ParameterID) -> Bool {
+        subscribers.contains { $0.rate[Int(p.rawValue)] != nil }
+    }
+
+    /// How often values of moving parameters are due at most: nil when nobody follows
+    /// anything, 0 when someone follows at every period, else the highest rate per second.
+    public var fastestRate: Double? {
+        var best: Double? = nil
+        for s in subscribers {
+            for case let r? in s.rate {
+                if r == 0 { return 0 }
+                best = max(best ?? 0, r)
+            }
+        }
+        return best
+    }
+
+    /// The earliest time a value held back by a rate limit may go (`flush`), if any is held.
+    public var nextFlush: Double? {
+        var best: Double? = nil
+        for s in subscribers {
+            for k in 0..<ParameterID.count where s.pending[k] != nil {
+                guard let rate = s.rate[k] else { continue }
+                let due = s.lastSentTime[k] + (rate == 0 ? 0 : 1 / rate)
+                best = min(best ?? due, due)
+            }
+        }
+        return best
+    }
+
+    /// The earliest time a subscription lapses, if there is one.
+    public var nextExpiry: Double? { subscribers.map(\.expires).min() }
+
     /// Feedback due, as the publisher sends it: each distinct message once, and which
     /// subscriber (its index in `subscribers` when the outbox was filled) gets which message,
     /// in order. Under a flood every follower of a parameter gets the same final value and

@@ -16,6 +16,30 @@ public enum RenderCounter: Int, CaseIterable, Sendable {
     case scheduleFull
     /// Frames JACK's frame counter moved on without this renderer (cycles it was not run in).
     case skippedFrames
+    /// Events that must reach the control side soon — an animation's end (`done`) or a target
+    /// the audio side moved — pushed so far. The process callback compares it before and after
+    /// a period to decide whether to wake the publisher (docs/ARCHITECTURE.md, "Waking").
+    case urgentEvents
+    /// Value events (a moving parameter's value at a period's end) pushed so far.
+    case valueEvents
+}
+
+/// What the control thread holds of a renderer: the producer end of its command ring, the
+/// consumer ends of its event and target-update rings, its snapshot and its counters. All
+/// are pointers to memory allocated in `Renderer.init`, which the audio thread's renderer
+/// never replaces, so the control side never reads (or copies) the renderer itself while
+/// the audio thread runs it.
+public struct RendererHandles: Sendable {
+    public let commands: SPSCRing<TimedCommand>
+    public let events: SPSCRing<Event>
+    public let updates: SPSCRing<TargetUpdate>
+    public let snapshot: AtomicCells
+    public let counters: AtomicCells
+
+    /// Any thread (reads atomics). The value sounding at the end of the last period.
+    public func sounding(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue)) }
+    /// Any thread. One of the audio side's counters.
+    public func counter(_ c: RenderCounter) -> UInt64 { counters.load(c.rawValue) }
 }
 
 /// A command waiting for its frame (or, time-tagged, for the cycle that holds its time).
@@ -69,6 +93,11 @@ public struct Renderer: @unchecked Sendable {
 
     var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters) }
 
+    /// The handles the control side keeps (take them before the audio thread owns this value).
+    public var handles: RendererHandles {
+        RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters)
+    }
+
     /// Control thread. `initial` gives each parameter's starting value (SPEC §3 initial values
     /// unless config or saved state say otherwise).
     public init(sampleRate: Double, initial: (ParameterID) -> Double = { $0.initialValue },
@@ -121,11 +150,14 @@ public struct Renderer: @unchecked Sendable {
     /// `clock` (when JACK's cycle times are known) places time-tagged commands. `jackFrame` is
     /// JACK's frame counter at the cycle's start: when JACK ran cycles without this client (an
     /// overload), the renderer's clock moves on by the frames it missed, so animations keep
-    /// time with JACK rather than falling behind. Inputs may be nil (silence).
+    /// time with JACK rather than falling behind. Inputs may be nil (silence). With
+    /// `reportValues` false (nobody follows values) moving parameters push no value events;
+    /// ends and target updates are always reported.
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
-                                out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
+                                out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
+                                reportValues: Bool = true) {
         if let jackFrame {
             if let last = lastJackFrame {
                 // 32-bit wrap-around is fine: only the difference matters.
@@ -167,7 +199,7 @@ public struct Renderer: @unchecked Sendable {
             if position < end { applyDue(atFrame: position) }
         }
         framePosition = end
-        finishPeriod()
+        finishPeriod(reportValues: reportValues)
     }
 
     /// Realtime-safe. Takes the new commands from the ring in arrival order: what is due at the
@@ -366,9 +398,10 @@ public struct Renderer: @unchecked Sendable {
     }
 
     @_noLocks
-    mutating func finishPeriod() {
+    mutating func finishPeriod(reportValues: Bool) {
         counters.add(RenderCounter.periods.rawValue, 1)
         var animating: UInt64 = 0
+        var values: UInt64 = 0
         var i = 0
         while i < ParameterID.count {
             // Fields read in place: a parameter, with its layers and keyframe track, is a few
@@ -378,13 +411,18 @@ public struct Renderer: @unchecked Sendable {
             snapshot.storeDouble(2 * i + 1, params[i].target)
             let layers = params[i].layerCount
             animating &+= UInt64(layers)
-            if params[i].movedThisPeriod && layers > 0 {
+            if reportValues && params[i].movedThisPeriod && layers > 0 {
                 // A value for the publisher to throttle; an animation that ended this period
                 // already reported its exact final value with its `done`.
-                if !events.push(.value(params[i].id, value)) { counters.add(RenderCounter.droppedEvents.rawValue, 1) }
+                if events.push(.value(params[i].id, value)) {
+                    values &+= 1
+                } else {
+                    counters.add(RenderCounter.droppedEvents.rawValue, 1)
+                }
             }
             i &+= 1
         }
+        if values > 0 { counters.add(RenderCounter.valueEvents.rawValue, values) }
         counters.store(RenderCounter.animations.rawValue, animating)
         counters.store(RenderCounter.scheduled.rawValue, UInt64(scheduled))
     }
