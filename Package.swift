@@ -26,12 +26,14 @@ let package = Package(
         .systemLibrary(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
+        // Linux calls Glibc's module leaves out (eventfd, signalfd, prctl, gettid).
+        .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
         .target(name: "ParamCore", swiftSettings: realtimeChecked),
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "CJack", "CLiblo",
+                "ParamCore", "CJack", "CLiblo", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -5,23 +5,18 @@ import ParamCore
 
 extension Daemon {
     /// Answers `/status` or `/params`; both take no arguments. Replies go to the sender.
-    func query(_ message: OSCMessage, _ action: RouteAction, from sender: SocketAddress, on socket: UDPSocket) {
+    func query(_ message: OSCMessage, _ action: RouteAction, replyingTo channel: ReplyChannel) {
         guard message.arguments.isEmpty else {
-            return refuse(message, "takes no arguments", from: sender, on: socket)
+            return refuse(message, "takes no arguments", replyingTo: channel)
         }
         switch action {
         case .status:
-            reply(statusReply(), to: sender, on: socket)
+            channel.send(statusReply())
         case .params:
-            for m in paramsReplies() { reply(m, to: sender, on: socket) }
+            for m in paramsReplies() { channel.send(m) }
         default:
-            refuse(message, "not a query", from: sender, on: socket)
+            refuse(message, "not a query", replyingTo: channel)
         }
-    }
-
-    /// True while the JACK server is there (the shutdown callback has not fired).
-    var jackConnected: Bool {
-        !JackEvents.shared.serverGone.load(ordering: .acquiring)  // pairs with paramdShutdown's releasing store
     }
 
     /// `/status`: name/value pairs. First the pairs of SPEC §4.4, in its order; then a few
@@ -36,25 +31,34 @@ extension Daemon {
     ///   socket's receive buffer was full (`dropped_packets`). Feedback that could not be
     ///   sent because a subscriber's socket buffer was full is reported on its own
     ///   (`dropped_feedback`) and not in `dropped`: nothing a user asked for was lost.
+    ///
+    /// `jack` is `JackSession.link`: `waiting` before the first connection, `connected`,
+    /// `lost` after the server went away; the shutdown callback's flag counts at once, before
+    /// the control loop has closed the client. `wakeups_per_s` is SPEC §4.4's, after the
+    /// SPEC's eleven, so that readers by position still find those first.
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
         let droppedCommands = dropped
-        let droppedEvents = droppedEventsBefore + Int(renderCounters.load(RenderCounter.droppedEvents.rawValue))
-        let late = lateBefore + Int(renderCounters.load(RenderCounter.late.rawValue))
+        let droppedEvents = droppedEventsBefore + Int(audio.counter(.droppedEvents))
+        let late = lateBefore + Int(audio.counter(.late))
         let droppedPackets = sockets.reduce(0) { $0 + ($1.kernelDrops ?? 0) }
-        let connected = jackConnected
+        var link = jack.link
+        if link == .connected && JackEvents.shared.serverGone.load(ordering: .acquiring) { link = .lost }  // pairs with paramdShutdown
+        let connected = link == .connected
+        let now = monotonicSeconds()
         let pairs: [(String, OSCArgument)] = [
             ("sample_rate", .int32(Int32(clamping: events.sampleRate.load(ordering: .relaxed)))),
             ("buffer_size", .int32(Int32(clamping: events.bufferSize.load(ordering: .relaxed)))),
-            ("jack", .string(connected ? "connected" : "disconnected")),
+            ("jack", .string(link.rawValue)),
             ("xruns", .int32(Int32(clamping: events.xruns.load(ordering: .relaxed)))),
             ("dsp_load", .float32(connected ? Float(jack.dspLoad) : 0)),
-            ("animations", .int32(Int32(clamping: renderCounters.load(RenderCounter.animations.rawValue)))),
+            ("animations", .int32(Int32(clamping: audio.counter(.animations)))),
             ("subscribers", .int32(Int32(clamping: publisher.subscriberCount))),
             ("dropped", .int32(Int32(clamping: droppedCommands + droppedEvents + droppedPackets))),
             ("late", .int32(Int32(clamping: late))),
             ("errors", .int32(Int32(clamping: errors))),
-            ("uptime", .float32(Float(monotonicSeconds() - startTime))),
+            ("uptime", .float32(Float(now - startTime))),
+            ("wakeups_per_s", .float32(Float(wakeups.perSecond(now: now, excluding: jack.processThreadID)))),
             ("malformed", .int32(Int32(clamping: malformed))),
             ("dropped_commands", .int32(Int32(clamping: droppedCommands))),
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),
@@ -73,7 +77,7 @@ extension Daemon {
             let action = controller.defaultAction(p)
             return OSCMessage("/param", [
                 .string(p.name), .float32(Float(p.minimum)), .float32(Float(p.maximum)),
-                .float32(Float(snapshot.loadDouble(2 * Int(p.rawValue)))),
+                .float32(Float(audio.sounding(p))),
                 .float32(Float(controller.target(p))),
                 .string(p.unit), .float32(Float(action.seconds)), .string(action.curve.description),
             ])

@@ -35,7 +35,7 @@ if file != nil { log.info("config read from \(configPath)") }
 log.debug("settings: port \(settings.port), bind \(settings.hosts.joined(separator: " ")), server \(settings.server ?? "(default)"), name \(settings.name), connect \(settings.connections.isEmpty ? "-" : settings.connections.joined(separator: ",")), autoconnect \(settings.autoconnect), state \(settings.stateFile ?? "off"), max-subscribers \(settings.maxSubscribers), subscription-ttl \(settings.subscriptionTtl) s")
 
 signal(SIGPIPE, SIG_IGN)
-let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
+let signals = Signals.install([SIGTERM, SIGINT, SIGHUP])
 
 do {
     let daemon = try Daemon(options: settings, commandLine: options, log: log, signals: signals)

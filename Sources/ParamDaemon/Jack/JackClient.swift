@@ -21,10 +21,15 @@ final class JackClient {
     let context: UnsafeMutablePointer<ProcessContext>
     private(set) var isActive = false
     let name: String
+    /// The renderer's handles, taken before the audio thread owns it: what the control
+    /// thread uses instead of ever reading the renderer while the client is active.
+    let handles: RendererHandles
 
     /// Opens the client (never starting a server) and registers its ports; not yet active.
-    /// `renderer` is moved into memory the audio thread will own.
-    init(name: String, server: String?, makeRenderer: (Double) -> Renderer) throws(JackError) {
+    /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
+    /// `controlWake` (an eventfd) the control loop when the server goes away.
+    init(name: String, server: String?, wake: FeedbackWake, controlWake: Int32,
+         makeRenderer: (Double) -> Renderer) throws(JackError) {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
             let noServer = status.rawValue & JackServerFailed.rawValue != 0
@@ -49,10 +54,13 @@ final class JackClient {
         let sampleRate = AtomicCells(count: 1)
         sampleRate.storeDouble(0, rate)
         let clockOffset = AtomicCells(count: 1, initial: ClockOffset.unknown)
+        let renderer = makeRenderer(rate)
+        handles = renderer.handles
         context = .allocate(capacity: 1)
-        context.initialize(to: ProcessContext(renderer: makeRenderer(rate), in1: in1, in2: in2,
+        context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
                                               out1: out1, out2: out2, sampleRate: sampleRate,
-                                              clockOffset: clockOffset, client: client))
+                                              clockOffset: clockOffset, client: client, wake: wake,
+                                              threadID: AtomicCells(count: 1), controlWake: controlWake))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -70,7 +78,11 @@ final class JackClient {
         jack_on_shutdown(client, paramdShutdown, arg)
     }
 
-    var renderer: Renderer { context.pointee.renderer }
+    /// The process thread's kernel thread id, once it has run (nil before).
+    var processThreadID: Int32? {
+        let tid = context.pointee.threadID.load(0)
+        return tid == 0 ? nil : Int32(truncatingIfNeeded: tid)
+    }
     var sampleRate: Int { Int(jack_get_sample_rate(client)) }
     var bufferSize: Int { Int(jack_get_buffer_size(client)) }
     /// `jack_cpu_load`, percent.
@@ -158,6 +170,7 @@ final class JackClient {
         let renderer = context.pointee.renderer
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
+        context.pointee.threadID.deallocate()
         context.deinitialize(count: 1)
         context.deallocate()
         return renderer

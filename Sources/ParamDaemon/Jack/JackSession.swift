@@ -1,12 +1,21 @@
 import Foundation
 import ParamCore
 
+/// Whether paramd has a JACK server, as `/status` reports it (`jack`, SPEC §4.4).
+enum JackLink: String {
+    /// Before the first connection (no server reached yet).
+    case waiting
+    case connected
+    /// After a connection dropped, while paramd retries.
+    case lost
+}
+
 /// paramd's hold on JACK across server restarts (SPEC §5): the client while there is a server,
 /// and otherwise a *parked* renderer that no audio thread runs. The parked renderer takes the
 /// commands sent while the server is away (the control loop drains and drops them: the
 /// controller's model already holds the targets) and keeps the last sounding values for `/get`
 /// and new subscribers. Each connection renders with a new renderer that starts on the targets.
-/// Control thread.
+/// The one source of truth for the connection's state (`link`). Control thread.
 final class JackSession {
     /// The client name asked for (`--name`).
     let requestedName: String
@@ -14,14 +23,18 @@ final class JackSession {
     let server: String?
     private(set) var client: JackClient?
     private var parked: Renderer?
+    private(set) var link = JackLink.waiting
     private var lastSampleRate = 0
     private var lastBufferSize = 0
+    private let wake: FeedbackWake
+    private let controlWake: Int32
 
-    init(name: String, server: String?, parking renderer: Renderer) {
+    init(name: String, server: String?, parking renderer: Renderer, wake: FeedbackWake, controlWake: Int32) {
         requestedName = name
         self.server = server
         parked = renderer
-        JackEvents.shared.connected.store(false, ordering: .relaxed)
+        self.wake = wake
+        self.controlWake = controlWake
     }
 
     /// True while a JACK client is open and active.
@@ -35,17 +48,21 @@ final class JackSession {
     var dspLoad: Double { client?.dspLoad ?? 0 }
     /// How the server is named in the log and `STATUS=`.
     var serverDescription: String { server.map { "'\($0)'" } ?? "(default)" }
+    /// The JACK process thread's kernel thread id, once it has run.
+    var processThreadID: Int32? { client?.processThreadID }
 
-    /// The renderer in use: the client's, or the parked one.
-    var renderer: Renderer { client?.renderer ?? parked! }
+    /// The handles of the renderer in use: the client's (taken before it was activated), or
+    /// the parked one's. Never a copy of a renderer the audio thread runs.
+    var handles: RendererHandles { client?.handles ?? parked!.handles }
 
     /// Opens a client on the server and activates it, with a renderer from `makeRenderer`
     /// (given the server's sample rate). On success the parked renderer is returned: the
-    /// caller switches every reader of it to the new one, then deallocates it.
+    /// caller switches every reader of it to the new handles, then deallocates it.
     func connect(makeRenderer: (Double) -> Renderer) throws(JackError) -> Renderer {
         precondition(client == nil, "already connected")
         JackEvents.shared.serverGone.store(false, ordering: .relaxed)  // no client is left to set it
-        let fresh = try JackClient(name: requestedName, server: server, makeRenderer: makeRenderer)
+        let fresh = try JackClient(name: requestedName, server: server, wake: wake, controlWake: controlWake,
+                                   makeRenderer: makeRenderer)
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()
         do {
@@ -56,9 +73,9 @@ final class JackSession {
             throw error
         }
         client = fresh
+        link = .connected
         lastSampleRate = fresh.sampleRate
         lastBufferSize = fresh.bufferSize
-        JackEvents.shared.connected.store(true, ordering: .relaxed)
         let previous = parked!
         parked = nil
         return previous
@@ -77,7 +94,7 @@ final class JackSession {
         let renderer = lost.takeRenderer()
         client = nil
         parked = renderer
-        JackEvents.shared.connected.store(false, ordering: .relaxed)
+        link = .lost
         return renderer.interruptedAnimations()
     }
 
@@ -85,7 +102,6 @@ final class JackSession {
     /// publisher may still be reading the event ring) until `release()`.
     func leave() {
         client?.close()
-        JackEvents.shared.connected.store(false, ordering: .relaxed)
     }
 
     /// After `leave()`, once nothing reads any renderer handle: frees every renderer.

@@ -1,4 +1,8 @@
 import CJack
+import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
 import ParamCore
 
 /// Everything the JACK process thread touches, in one block of memory allocated before the
@@ -16,6 +20,13 @@ struct ProcessContext {
     /// thread; `ClockOffset.unknown` until the first measurement.
     let clockOffset: AtomicCells
     let client: OpaquePointer
+    /// Wakes the publisher when this period pushed what it waits for (FeedbackWake.swift).
+    let wake: FeedbackWake
+    /// The process thread's kernel thread id, taken once in its first period (0 until then),
+    /// so `/status` can leave JACK's own wake-ups out of `wakeups_per_s`.
+    let threadID: AtomicCells
+    /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
+    let controlWake: Int32
 }
 
 enum ClockOffset {
@@ -48,12 +59,23 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     if rc == 0 && offset != ClockOffset.unknown {
         clock = CycleClock(jackMicros: currentMicros, offsetMicros: Int64(bitPattern: offset))
     }
+    if context.pointee.threadID.load(0) == 0 {
+        let tid = _unsafePerformance { paramd_gettid() }  // once: a syscall that never waits
+        context.pointee.threadID.store(0, UInt64(tid))
+    }
+    let wake = context.pointee.wake
+    let counters = context.pointee.renderer.counters
+    let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
+    let valuesBefore = counters.load(RenderCounter.valueEvents.rawValue)
     context.pointee.renderer.render(
         frames: Int(nframes), clock: clock, jackFrame: rc == 0 ? cycleFrames : nil,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         in2: i2.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         out1: o1.assumingMemoryBound(to: Float.self),
-        out2: o2.assumingMemoryBound(to: Float.self))
+        out2: o2.assumingMemoryBound(to: Float.self),
+        reportValues: wake.valuesWanted())
+    wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
+                      values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)
     return 0
 }
 
@@ -82,4 +104,7 @@ func paramdXRun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
 /// `JackShutdownCallback`: the server went away.
 func paramdShutdown(_ arg: UnsafeMutableRawPointer?) {
     JackEvents.shared.serverGone.store(true, ordering: .releasing)  // pairs with the control loop's acquiring load
+    guard let arg else { return }
+    var one: UInt64 = 1
+    _ = write(arg.assumingMemoryBound(to: ProcessContext.self).pointee.controlWake, &one, 8)
 }

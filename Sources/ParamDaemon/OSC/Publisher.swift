@@ -2,10 +2,21 @@ import Foundation
 import Logging
 import ParamCore
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The publisher thread: drains the audio thread's events, throttles them per subscriber
 /// and sends them (SPEC §4.5). Subscriptions are shared with the control thread behind a
-/// mutex; sockets are sent on outside it.
+/// lock; sockets are sent on outside it.
+///
+/// It sleeps in `poll` until there is something to do (docs/ARCHITECTURE.md, "Waking"): the
+/// audio thread wakes it through `FeedbackWake` when an animation ends or a target moves
+/// (urgent: `/done` goes out within 2 ms of its period), and for values only when it asked
+/// for them — nobody subscribed: never; while parameters move: not before the fastest
+/// subscriber is due its next value (a timeout), or every period for a rate of 0. Held values,
+/// lapsing subscriptions and the control thread (`notify()`) are its other reasons to wake.
+/// With nothing moving and nothing queued it does not wake at all.
 ///
 /// The event ring is the current renderer's; when paramd reconnects to JACK with a new renderer,
 /// `switchEvents(to:injecting:)` stops the thread, drains the old ring, and restarts it on the
@@ -13,46 +24,68 @@ import Synchronization
 final class Publisher: @unchecked Sendable {
     /// Read by the publisher thread only, and replaced only while that thread is stopped.
     private(set) var events: SPSCRing<Event>
-    let subscriptions: Mutex<Subscriptions<SocketAddress>>
+    /// The renderer's target updates: the publisher only looks whether some wait, and then
+    /// wakes the control thread, which adopts them (it sleeps too).
+    private var updates: SPSCRing<TargetUpdate>
+    let subscriptions: Locked<Subscriptions<SocketAddress>>
     /// One connected socket per subscriber, so a refusing address can be noticed and dropped.
-    private let sockets = Mutex<[SocketAddress: UDPSocket]>([:])
+    private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
+    /// Audio thread → publisher.
+    let wake: FeedbackWake
+    /// Control thread → publisher: stop, or look at the subscriptions again.
+    private let control = EventFD()
+    private let controlInbox: Inbox
     private let running = Atomic<Bool>(true)
+    private let finished = Atomic<Bool>(true)
     /// Feedback messages not sent because the subscriber's socket buffer was full (EAGAIN,
     /// ENOBUFS). Written by whichever thread delivers, read for `/status`.
     let droppedFeedback = Atomic<Int>(0)
-    private let finished = Atomic<Bool>(false)
-    /// Monotonic milliseconds at the thread's last turn, for the watchdog's health check.
-    let heartbeat = Atomic<Int>(0)
+    /// Monotonic milliseconds at which the thread's current round began; 0 while it sleeps
+    /// (the watchdog's health check: a round that lasts seconds is a hang; sleep is not).
+    private let busySince = Atomic<Int>(0)
     let log: Logger
 
-    init(events: SPSCRing<Event>, maxSubscribers: Int, timeToLive: Double, log: Logger) {
-        self.events = events
-        self.subscriptions = Mutex(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive))
+    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLive: Double, log: Logger) {
+        self.events = handles.events
+        self.updates = handles.updates
+        self.wake = wake
+        self.controlInbox = controlInbox
+        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive))
         self.log = log
     }
 
     func start() {
         running.store(true, ordering: .relaxed)
         finished.store(false, ordering: .relaxed)
-        heartbeat.store(Int(monotonicSeconds() * 1000), ordering: .relaxed)
-        let thread = Thread { [self] in run() }
-        thread.name = "paramd-publisher"
+        let thread = Thread { [self] in
+            nameThisThread("paramd-publish")
+            run()
+        }
         thread.start()
     }
 
     /// Stops the thread and waits for it.
     func stop() {
         running.store(false, ordering: .releasing)  // pairs with the loop's acquiring load
-        while !finished.load(ordering: .acquiring) { usleep(1000) }
+        control.signal()
+        while !finished.load(ordering: .acquiring) { usleep(200) }  // a round is short; only at stops and reconnections
+    }
+
+    /// Control thread: the subscriptions changed. Tells the audio thread whether anyone
+    /// follows values, and wakes the publisher to plan its sleep again (a faster rate).
+    func notify() {
+        let wanted = subscriptions.withLock { $0.count > 0 }
+        wake.setValuesWanted(wanted)
+        control.signal()
     }
 
     var subscriberCount: Int { subscriptions.withLock { $0.count } }
 
     /// Control thread. Stops the thread, sends what is left in the current ring and then
     /// `injected` (events the control thread makes, such as the `done`s of animations cut short
-    /// by the loss of the server), and restarts the thread on `ring`, which may be the same.
-    /// After this returns the old ring is no longer read and may be deallocated.
-    func switchEvents(to ring: SPSCRing<Event>, injecting injected: [Event] = []) {
+    /// by the loss of the server), and restarts the thread on the rings of `handles`, which may
+    /// be the same. After this returns the old rings are no longer read and may be deallocated.
+    func switchEvents(to handles: RendererHandles, injecting injected: [Event] = []) {
         stop()
         let now = monotonicSeconds()
         var outbox = Subscriptions<SocketAddress>.Outbox()
@@ -63,13 +96,15 @@ final class Publisher: @unchecked Sendable {
             if !outbox.isEmpty { endpoints = table.subscribers.map(\.endpoint) }
         }
         deliver(outbox, to: endpoints)
-        events = ring
+        events = handles.events
+        updates = handles.updates
         start()
     }
 
-    /// Seconds since the thread last went round its loop.
-    var secondsSinceHeartbeat: Double {
-        monotonicSeconds() - Double(heartbeat.load(ordering: .relaxed)) / 1000
+    /// Seconds the thread has been busy in its current round; 0 while it sleeps.
+    var secondsBusy: Double {
+        let since = busySince.load(ordering: .relaxed)
+        return since == 0 ? 0 : monotonicSeconds() - Double(since) / 1000
     }
 
     private static func publish(_ event: Event, into table: inout Subscriptions<SocketAddress>,
@@ -91,6 +126,7 @@ final class Publisher: @unchecked Sendable {
             log.notice("subscriber refuses packets; dropped", metadata: ["subscriber": "\(endpoint)"])
             subscriptions.withLock { $0.remove(endpoint) }
             forget(endpoint)
+            notify()
             return
         }
     }
@@ -100,29 +136,67 @@ final class Publisher: @unchecked Sendable {
     }
 
     private func run() {
-        var lastExpiry = monotonicSeconds()
+        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: control.fd, events: Int16(POLLIN), revents: 0)]
+        // The latest value of each parameter drained in a round: values are sent as of now,
+        // not as of the oldest period waiting in the ring.
+        var latest = [Double?](repeating: nil, count: ParameterID.count)
         while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
-            heartbeat.store(Int(now * 1000), ordering: .relaxed)
+            busySince.store(Int(now * 1000), ordering: .relaxed)
+            wake.beginRound()
             var outbox = Subscriptions<SocketAddress>.Outbox()
             var endpoints: [SocketAddress] = []
+            var moving = false
+            var plan: (rate: Double?, flush: Double?, expiry: Double?) = (nil, nil, nil)
+            var lapsed: [SocketAddress] = []
             subscriptions.withLock { table in
                 // Expiry first: the outbox refers to subscribers by their index.
-                if now - lastExpiry >= 1 {
-                    lastExpiry = now
-                    for gone in table.expire(now: now) {
-                        log.info("subscription lapsed", metadata: ["subscriber": "\(gone)"])
-                        _ = sockets.withLock { $0.removeValue(forKey: gone) }
+                if let expiry = table.nextExpiry, expiry <= now { lapsed = table.expire(now: now) }
+                while let event = events.pop() {
+                    switch event {
+                    case .value(let p, let v):
+                        latest[Int(p.rawValue)] = v
+                    case .done(let p, _, _, _, _):
+                        // The end carries the exact final value; an older value must not follow it.
+                        latest[Int(p.rawValue)] = nil
+                        Self.publish(event, into: &table, now: now, outbox: &outbox)
                     }
                 }
-                while let event = events.pop() { Self.publish(event, into: &table, now: now, outbox: &outbox) }
+                for p in ParameterID.allCases {
+                    guard let v = latest[Int(p.rawValue)] else { continue }
+                    latest[Int(p.rawValue)] = nil
+                    if table.isFollowed(p) { moving = true }
+                    table.valueChanged(p, v, now: now, into: &outbox)
+                }
                 table.flush(now: now, into: &outbox)
                 if !outbox.isEmpty { endpoints = table.subscribers.map(\.endpoint) }
+                plan = (table.fastestRate, table.nextFlush, table.nextExpiry)
             }
+            for gone in lapsed {
+                log.info("subscription lapsed", metadata: ["subscriber": "\(gone)"])
+                forget(gone)
+            }
+            if !lapsed.isEmpty { wake.setValuesWanted(subscriberCount > 0) }
             deliver(outbox, to: endpoints)
-            // Values are taken at the end of each JACK period; waking every millisecond
-            // follows even short periods closely at negligible cost.
-            usleep(1000)
+            if updates.count > 0 { controlInbox.wake() }
+
+            // Plan the sleep: what may wake it, and until when at the latest.
+            var kinds = FeedbackWake.urgent
+            var deadline = min(plan.flush ?? .infinity, plan.expiry ?? .infinity)
+            if let rate = plan.rate {
+                if rate == 0 || !moving {
+                    kinds |= FeedbackWake.values  // every period, or the first value of a move
+                } else {
+                    deadline = min(deadline, now + 1 / rate)  // moving: back when the next value is due
+                }
+            }
+            busySince.store(0, ordering: .relaxed)
+            guard wake.arm(kinds) else { continue }  // something came in since the drain
+            let timeout = deadline.isFinite ? max(0, deadline - monotonicSeconds()) : nil
+            _ = pollSleeping(&fds, seconds: timeout)
+            wake.disarm()
+            if fds[1].revents != 0 { control.drain() }
         }
         finished.store(true, ordering: .releasing)  // pairs with stop()'s acquiring load
     }
@@ -183,6 +257,7 @@ final class Publisher: @unchecked Sendable {
             subscriptions.withLock { $0.remove(endpoint) }
             forget(endpoint)
         }
+        if !refused.isEmpty || !unreachable.isEmpty { wake.setValuesWanted(subscriberCount > 0) }
     }
 
     /// Up to this many messages due for one subscriber in one round go as plain datagrams

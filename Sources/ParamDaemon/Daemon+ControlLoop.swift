@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import ParamCore
+
+// The control thread's loop. It sleeps in `poll` on the OSC sockets, the signalfd and the
+// inbox until a packet, a signal or posted work arrives, or until the next duty is due:
+// the JACK-to-system clock measurement (once a second while connected), a retry (once a
+// second while the server is away), a state write, the systemd watchdog, a held-back log
+// line. Nothing else wakes it: an idle paramd with no watchdog wakes it once a second.
+
+extension Daemon {
+    /// How often the JACK-to-system clock offset is measured while connected (and before a
+    /// time-tagged packet, if the last measurement is older than a quarter second).
+    static let clockMeasureInterval = 1.0
+
+    /// The control thread's loop: OSC, signals, inbox and duties. Returns the exit status.
+    func run() throws -> Int32 {
+        nameThisThread("paramd")
+        publisher.start()
+        let now = monotonicSeconds()
+        life.nextWatchdog = now
+        connectToJack(now: now)
+        sendWatchdogIfHealthy(now: now)
+
+        var fds = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        let signalIndex = fds.count, inboxIndex = fds.count + 1
+        fds.append(pollfd(fd: signals, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: inbox.fd, events: Int16(POLLIN), revents: 0))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
+        defer { buffer.deallocate() }
+
+        while true {
+            let before = monotonicSeconds()
+            pollSleeping(&fds, seconds: secondsToNextDuty(now: before))
+            if fds[signalIndex].revents != 0 {
+                for signal in Signals.take(signals) {
+                    switch signal {
+                    case SIGTERM, SIGINT:
+                        return stop(on: signal == SIGTERM ? "SIGTERM" : "SIGINT")
+                    case SIGHUP:
+                        reload()
+                    default:
+                        break
+                    }
+                }
+            }
+            for (i, socket) in sockets.enumerated() where fds[i].revents & Int16(POLLIN) != 0 {
+                // Drain what waits, in bounded batches so one socket cannot starve the other.
+                var batch = 0
+                while batch < 256, let (count, sender) = socket.receive(into: buffer) {
+                    batch += 1
+                    // 64 KiB holds any UDP datagram whole.
+                    handlePacket(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), replyingTo: .udp(socket, sender))
+                }
+            }
+            if fds[inboxIndex].revents != 0 {
+                for work in inbox.take() {
+                    switch work {
+                    case .packet(let bytes, let channel):
+                        bytes.withUnsafeBytes { handlePacket($0, replyingTo: channel) }
+                    case .run(let body):
+                        body(self)
+                    }
+                }
+            }
+            duties(now: monotonicSeconds())
+        }
+    }
+
+    /// Everything that happens on time rather than on a message. Cheap when nothing is due:
+    /// it runs after every wake.
+    func duties(now: Double) {
+        adoptTargetUpdates()
+        if let suppressed = errorLog.takeSuppressed(now: now) {
+            log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
+        }
+        measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureInterval)
+        if jack.isConnected, JackEvents.shared.serverGone.load(ordering: .acquiring) {  // pairs with paramdShutdown
+            serverLost(now: now)
+        }
+        if !jack.isConnected {
+            // Nobody renders the parked renderer: drop what was sent to it (the controller
+            // already holds the targets, which the next connection starts from).
+            while audio.commands.pop() != nil {}
+            if now >= life.nextRetry { connectToJack(now: now) }
+        }
+        saveStateIfDue(now: now)
+        sendWatchdogIfHealthy(now: now)
+        updateStatus(now: now)
+        wakeups.sample(now: now, excluding: jack.processThreadID)
+    }
+
+    /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the
+    /// last measurement is older than `maximumAge` seconds.
+    func measureClockOffsetIfStale(now: Double, maximumAge: Double) {
+        guard jack.isConnected, now - life.clockMeasuredAt >= maximumAge else { return }
+        life.clockMeasuredAt = now
+        jack.measureClockOffset()
+    }
+
+    /// Seconds until the next duty is due; nil when none is (the loop then sleeps until a
+    /// packet, a signal or the inbox wakes it).
+    func secondsToNextDuty(now: Double) -> Double? {
+        var next = Double.infinity
+        if jack.isConnected { next = min(next, life.clockMeasuredAt + Self.clockMeasureInterval) }
+        if life.notifier?.watchdogInterval != nil { next = min(next, life.nextWatchdog) }
+        if !jack.isConnected { next = min(next, life.nextRetry) }
+        if let since = life.unsavedSince { next = min(next, since + Lifecycle.saveDelay) }
+        if errorLog.suppressed > 0 { next = min(next, now + errorLog.interval) }
+        return next.isFinite ? max(0, next - now) : nil
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import ParamCore
+
+// JACK, lost and found (SPEC §5). Control thread.
+
+extension Daemon {
+    /// Tries the server once: on success the new renderer replaces the parked one everywhere,
+    /// the connections are made, and the first time paramd says it is ready.
+    func connectToJack(now: Double) {
+        life.nextRetry = now + Lifecycle.retryInterval
+        let targets = controller
+        let previous: Renderer
+        do {
+            previous = try jack.connect { rate in Renderer(sampleRate: rate, initial: { targets.target($0) }) }
+        } catch {
+            if !life.waitingLogged {
+                life.waitingLogged = true
+                let what = life.announcedReady ? "still no JACK server" : "no JACK server"
+                log.warning("\(what) \(jack.serverDescription) (\(error)); OSC is up, retrying every second")
+            }
+            return
+        }
+        life.clockMeasuredAt = now  // the connection measured it
+        // The new renderer's handles, taken before it was activated: the control thread never
+        // reads the renderer the audio thread now runs.
+        let fresh = jack.handles
+        // Parameters whose target moved while the server was away now sound it: tell subscribers.
+        var jumps: [Event] = []
+        for p in ParameterID.allCases where fresh.sounding(p) != previous.sounding(p) {
+            jumps.append(.value(p, fresh.sounding(p)))
+        }
+        publisher.switchEvents(to: fresh, injecting: jumps)
+        lateBefore += Int(audio.counter(.late))
+        droppedEventsBefore += Int(audio.counter(.droppedEvents))
+        audio = fresh
+        previous.deallocate()
+        life.audioPeriods = 0
+        life.audioProgressAt = now
+        life.waitingLogged = false
+
+        let client = "JACK client '\(jack.name)' at \(jack.sampleRate) Hz, \(jack.bufferSize) frames"
+        if !life.announcedReady {
+            life.announcedReady = true
+            log.info("ready: OSC on \(listening); \(client)")
+            connectPorts()
+            life.status = statusText(now: now)
+            life.statusSentAt = now
+            life.notifier?.ready(status: life.status)
+        } else {
+            let away = life.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
+            log.notice("JACK server \(jack.serverDescription) is back\(away): \(client); parameters sound their targets")
+            connectPorts()
+        }
+        life.lostAt = nil
+        life.lostWallClock = nil
+        updateStatus(now: now, force: true)
+    }
+
+    /// `--connect`, else `--autoconnect`: at the first connection and after every reconnection.
+    func connectPorts() {
+        var destinations = options.connections
+        if destinations.isEmpty && options.autoconnect {
+            destinations = Array(jack.physicalPlaybackPorts().prefix(2))
+            if destinations.isEmpty { log.warning("--autoconnect: no physical playback ports") }
+        }
+        guard !destinations.isEmpty else { return }
+        let failures = jack.connectOutputs(to: destinations)
+        for f in failures { log.warning("cannot connect \(f)") }
+        if failures.isEmpty { log.info("connected \(jack.outputNames.joined(separator: ",")) → \(destinations.joined(separator: ","))") }
+    }
+
+    /// The shutdown callback said the server is gone: close the client, end the animations in
+    /// flight with `/done i 0`, keep OSC up, retry every second.
+    func serverLost(now: Double) {
+        let ended = jack.serverLost()
+        publisher.switchEvents(to: jack.handles, injecting: ended)
+        life.lostAt = now
+        life.lostWallClock = Date()
+        life.nextRetry = now + Lifecycle.retryInterval
+        life.waitingLogged = true  // this line says it; the retries stay quiet
+        log.error("JACK server \(jack.serverDescription) went away; \(ended.count) animation(s) ended; OSC stays up; retrying every second")
+        updateStatus(now: now, force: true)
+    }
+
+}

@@ -1,0 +1,101 @@
+import Foundation
+import ParamCore
+
+// OSC packets in, commands to the audio thread, replies out (SPEC §4). Control thread.
+
+extension Daemon {
+    /// One datagram or WebSocket message: decoded, routed, validated into commands that reach
+    /// the audio thread together. Replies go through `channel`.
+    func handlePacket(_ bytes: UnsafeRawBufferPointer, replyingTo channel: ReplyChannel) {
+        let packet: OSCPacket
+        do {
+            packet = try OSCPacket.decode(bytes)
+        } catch {
+            malformed += 1
+            errors += 1
+            logRateLimited("malformed packet dropped", ["from": "\(channel)", "reason": "\(error)"])
+            return
+        }
+        // A packet is one transaction: its commands reach the audio thread together, so all
+        // messages of a bundle start on the same frame.
+        adoptTargetUpdates()
+        var transaction: [TimedCommand] = []
+        let saved = controller
+        handle(packet, start: .immediately, replyingTo: channel, into: &transaction)
+        guard !transaction.isEmpty else { return }
+        // A time tag is placed with the JACK-to-system clock offset: make it a fresh one.
+        if transaction.contains(where: { $0.start != .immediately }) { measureClockOffsetIfStale(now: monotonicSeconds(), maximumAge: 0.25) }
+        // Commands that wait (a delay, a time tag) are kept in the audio side's fixed schedule:
+        // refuse what could not fit there rather than let the audio thread drop it. (Counting
+        // the whole ring as possibly waiting errs on the safe side.)
+        let waitingHere = transaction.filter { $0.delaySeconds > 0 || $0.start != .immediately }.count
+        let waiting = audio.commands.count + Int(audio.counter(.scheduled))
+        let fits = waitingHere == 0 || waiting + waitingHere <= Renderer.scheduleCapacity
+        let pushed = fits && transaction.withUnsafeBufferPointer { audio.commands.push(all: $0) }
+        if !pushed {
+            controller = saved
+            dropped += transaction.count
+            errors += 1
+            let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
+            channel.send(OSCMessage("/error", [.string(firstAddress(packet)), .string(reason)]))
+            logRateLimited("\(reason); packet dropped", ["from": "\(channel)"])
+        }
+    }
+
+    /// Takes the targets the audio side moved itself (stops, animations resting away from
+    /// their target) into the controller's model.
+    func adoptTargetUpdates() {
+        while let update = audio.updates.pop() { controller.apply(update) }
+    }
+
+    private func firstAddress(_ packet: OSCPacket) -> String {
+        switch packet {
+        case .message(let m): m.address
+        case .bundle(_, let elements): elements.first.map(firstAddress) ?? "#bundle"
+        }
+    }
+
+    /// A bundle's time tag applies to everything in it; a nested bundle's own tag (if not
+    /// "immediately") applies within it (SPEC §4.6).
+    private func handle(_ packet: OSCPacket, start: StartTime, replyingTo channel: ReplyChannel, into transaction: inout [TimedCommand]) {
+        switch packet {
+        case .message(let message):
+            handle(message, start: start, replyingTo: channel, into: &transaction)
+        case .bundle(let tag, let elements):
+            let inner: StartTime = tag == OSCTimeTag.immediately ? start : .at(tag)
+            for element in elements { handle(element, start: inner, replyingTo: channel, into: &transaction) }
+        }
+    }
+
+    private func handle(_ message: OSCMessage, start: StartTime, replyingTo channel: ReplyChannel, into transaction: inout [TimedCommand]) {
+        guard let route = RouteTable.route(for: message.address) else {
+            refuse(message, "unknown address", replyingTo: channel)
+            return
+        }
+        switch route.action {
+        case .ping:
+            channel.send(OSCMessage("/pong"))
+        case .subscribe:
+            subscribe(message, replyingTo: channel)
+        case .unsubscribe:
+            unsubscribe(message, replyingTo: channel)
+        case .status, .params:
+            query(message, route.action, replyingTo: channel)
+        default:
+            let snapshot = audio.snapshot
+            let result = controller.handle(message, route: route, start: start) { p in snapshot.loadDouble(2 * Int(p.rawValue)) }
+            for r in result.replies { channel.send(r) }
+            if let reason = result.error {
+                errors += 1
+                logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
+            }
+            transaction += result.commands
+        }
+    }
+
+    func refuse(_ message: OSCMessage, _ reason: String, replyingTo channel: ReplyChannel) {
+        errors += 1
+        channel.send(OSCMessage("/error", [.string(message.address), .string(reason)]))
+        logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
+    }
+}

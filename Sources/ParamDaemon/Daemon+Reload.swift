@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import ParamCore
+
+// SIGHUP: reload the config file (SPEC §6). Control thread.
+
+extension Daemon {
+    /// Reads the config file again and applies what can change live: the log level, the
+    /// subscriber limits, and default actions the file changed. Everything else says in the log
+    /// that it waits for a restart. A bad file changes nothing.
+    func reload() {
+        life.notifier?.reloading()
+        defer { life.notifier?.send("READY=1\nSTATUS=\(life.status)") }
+        let environment = ProcessInfo.processInfo.environment
+        let explicit = life.commandLine.config.flatMap { Settings.expandTilde($0, environment: environment) }
+        let path = explicit ?? ConfigFile.defaultPath(environment: environment)
+        let file: ConfigFile?
+        do {
+            file = try ConfigFile.load(path: path, required: explicit != nil)
+        } catch {
+            log.error("SIGHUP: config not reloaded, keeping the settings in force: \(error)")
+            return
+        }
+        let new = Settings(options: life.commandLine, file: file, configPath: file == nil ? nil : path,
+                           environment: environment)
+        let old = options
+        var applied = old
+
+        if new.logLevel != old.logLevel {
+            StderrLogHandler.setLevel(new.logLevel)
+            applied.logLevel = new.logLevel
+            log.notice("log level now \(new.logLevel)")
+        }
+        if new.maxSubscribers != old.maxSubscribers || new.subscriptionTtl != old.subscriptionTtl {
+            publisher.subscriptions.withLock { table in
+                table.maxSubscribers = new.maxSubscribers
+                table.timeToLive = new.subscriptionTtl
+            }
+            applied.maxSubscribers = new.maxSubscribers
+            applied.subscriptionTtl = new.subscriptionTtl
+            log.notice("subscribers: at most \(new.maxSubscribers), lasting \(new.subscriptionTtl) s (for new and renewed subscriptions)")
+        }
+        let restartOnly: [(String, Bool)] = [
+            ("port", new.port != old.port), ("bind", new.bind != old.bind), ("server", new.server != old.server),
+            ("name", new.name != old.name), ("connect", new.connections != old.connections),
+            ("autoconnect", new.autoconnect != old.autoconnect), ("state-file/no-state", new.stateFile != old.stateFile),
+        ]
+        for (key, changed) in restartOnly where changed {
+            log.notice("config: '\(key)' changed; it cannot change while paramd runs and takes effect at the next start")
+        }
+
+        // Default actions the file changed (a key removed goes back to SPEC §3's).
+        var defaults = ParameterID.allCases.map { controller.defaultAction($0) }
+        var changedDefaults: [String] = []
+        var changedInitial = false
+        for p in ParameterID.allCases {
+            let before = old.parameters[p] ?? ParameterConfig(), after = new.parameters[p] ?? ParameterConfig()
+            let i = Int(p.rawValue)
+            if after.seconds != before.seconds {
+                defaults[i].seconds = after.seconds ?? DefaultAction.standard.seconds
+            }
+            if after.curve != before.curve {
+                defaults[i].curve = after.curve ?? DefaultAction.standard.curve
+            }
+            if defaults[i] != controller.defaultAction(p) {
+                changedDefaults.append("\(p.name) \(defaults[i].seconds) s \(defaults[i].curve.description)")
+            }
+            if after.initial != before.initial { changedInitial = true }
+        }
+        if !changedDefaults.isEmpty {
+            controller = controller.replacingDefaultActions { defaults[Int($0.rawValue)] }
+            log.notice("default actions now: \(changedDefaults.joined(separator: ", "))")
+        }
+        if changedInitial {
+            log.notice("config: initial values changed; they apply at start when no state is restored")
+        }
+        applied.parameters = new.parameters
+        applied.configPath = new.configPath
+        options = applied
+        log.info("config reloaded from \(file == nil ? "(no file at \(path))" : path)")
+    }
+}
+
+extension Controller {
+    /// The same model (targets, `/a4` tuning, command serials) with other default actions.
+    func replacingDefaultActions(_ defaults: (ParameterID) -> DefaultAction) -> Controller {
+        var replaced = self
+        for p in ParameterID.allCases { replaced.setDefaultAction(defaults(p), for: p) }
+        return replaced
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import ParamCore
+
+// Stopping on SIGTERM/SIGINT (SPEC §6): fade to silence, save, leave JACK. Control thread.
+
+extension Daemon {
+    /// SIGTERM/SIGINT: fade the output to silence, save state, leave JACK, exit 0.
+    func stop(on signal: String) -> Int32 {
+        life.notifier?.stopping(status: "Stopping on \(signal): fading out, saving state, leaving JACK")
+        log.info("signal \(signal): stopping")
+        fadeOut()
+        saveState(now: monotonicSeconds(), atExit: true)
+        jack.leave()
+        publisher.stop()
+        jack.release()
+        log.info("stopped")
+        return 0
+    }
+
+    /// Pushes a volume-to-0 animation straight to the audio thread (the controller's model,
+    /// and so the saved state, keep the real volume) and waits until it has sounded: the last
+    /// periods before paramd leaves JACK fade to silence instead of stopping dead.
+    func fadeOut() {
+        guard jack.isConnected, !JackEvents.shared.serverGone.load(ordering: .acquiring) else { return }
+        let rate = Double(max(jack.sampleRate, 1))
+        let period = max(jack.bufferSize, 1)
+        let seconds = Lifecycle.fadeSeconds
+        let fade = TimedCommand(.animate(.volume, AnimationSpec(target: 0, seconds: seconds,
+                                                                 curve: .easeInEaseOut, domain: .linear)))
+        let before = audio.counter(.periods)
+        guard audio.commands.push(fade) else {
+            log.warning("command queue full; leaving JACK without the fade")
+            return
+        }
+        // The period that takes the command starts the fade; wait for it, the fade's own
+        // periods, and one period of silence.
+        let fadeFrames = Int((seconds * rate).rounded(.up))
+        let periods = UInt64(2 + (fadeFrames + period - 1) / period)
+        let start = monotonicSeconds()
+        let deadline = start + seconds + Double(periods + 2) * Double(period) / rate + 0.25
+        while audio.counter(.periods) < before + periods {
+            if monotonicSeconds() > deadline || JackEvents.shared.serverGone.load(ordering: .acquiring) {
+                log.warning("the fade did not sound in time; leaving JACK anyway")
+                return
+            }
+            usleep(500)
+        }
+        log.debug("faded out in \(String(format: "%.1f", (monotonicSeconds() - start) * 1000)) ms")
+    }
+
+}

@@ -1,0 +1,89 @@
+import CLinux
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the audio thread wakes the publisher thread, and tells it nothing else
+/// (docs/ARCHITECTURE.md, "Waking").
+///
+/// Three atomic words in raw memory and one `eventfd`, allocated once for paramd's life and
+/// shared by every JACK client it opens:
+///
+/// - `armed` (publisher → audio): what the sleeping publisher wants to be woken for —
+///   `urgent` (an animation ended, a target moved: `/done` must go out within 2 ms) and/or
+///   `values` (a moving parameter's value, when a subscriber is due one). 0 while awake.
+/// - `pending` (audio → publisher): what the audio thread pushed since the publisher last
+///   looked, so a push that lands between the publisher's last drain and its sleep is not
+///   slept through.
+/// - `valuesWanted` (control → audio): someone follows values; otherwise moving parameters
+///   push no value events at all and the publisher is not woken for them.
+///
+/// At the end of a period the audio thread ORs what it pushed into `pending`, and if the
+/// publisher is armed for it takes `armed` (exchange to 0) and writes the `eventfd` once:
+/// at most one `write(2)` per period, never a lock. Both sides use sequentially consistent
+/// operations in the order store-then-check (audio: `pending` then `armed`; publisher:
+/// `armed` then `pending`), so at least one of them sees the other (Dekker's argument): the
+/// publisher either notices the push before sleeping or is woken by it.
+struct FeedbackWake: @unchecked Sendable {
+    static let urgent: UInt32 = 1
+    static let values: UInt32 = 2
+
+    @usableFromInline let words: UnsafeMutablePointer<Atomic<UInt32>>
+    /// A non-blocking eventfd, open for paramd's life (a plain descriptor, not an `EventFD`
+    /// object: the audio thread must not touch a class reference).
+    let fd: Int32
+
+    init() {
+        words = .allocate(capacity: 3)
+        for i in 0..<3 { (words + i).initialize(to: Atomic(0)) }
+        fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        precondition(fd >= 0, "eventfd: \(String(cString: strerror(errno)))")
+    }
+
+    /// Realtime-safe. The end of a period in which the audio thread pushed ends or target
+    /// updates (`urgent`) and/or values.
+    @_noLocks
+    func periodPushed(urgent: Bool, values: Bool) {
+        let kinds = (urgent ? Self.urgent : 0) | (values ? Self.values : 0)
+        if kinds == 0 { return }
+        // Pairs with `arm`'s exchange of pending (Dekker: store, then check the other side).
+        words[1].bitwiseOr(kinds, ordering: .sequentiallyConsistent)
+        if words[0].load(ordering: .sequentiallyConsistent) & kinds != 0
+            && words[0].exchange(0, ordering: .sequentiallyConsistent) != 0 {
+            let fd = self.fd
+            var one: UInt64 = 1
+            _ = _unsafePerformance { write(fd, &one, 8) }  // non-blocking eventfd: never waits
+        }
+    }
+
+    /// Realtime-safe. Whether moving parameters should report their values.
+    @_noLocks
+    func valuesWanted() -> Bool { words[2].load(ordering: .relaxed) != 0 }
+
+    /// Control thread: someone follows values (or nobody does).
+    func setValuesWanted(_ wanted: Bool) { words[2].store(wanted ? 1 : 0, ordering: .relaxed) }
+
+    /// Publisher thread, at the start of a round, before it drains the event ring: what is in
+    /// the ring now will be seen by this round.
+    func beginRound() { words[1].store(0, ordering: .sequentiallyConsistent) }
+
+    /// Publisher thread, before sleeping: arms for `kinds`. False when something of those
+    /// kinds was pushed since the last `arm` (the caller must not sleep, but look again).
+    func arm(_ kinds: UInt32) -> Bool {
+        words[0].store(kinds, ordering: .sequentiallyConsistent)
+        let pushed = words[1].exchange(0, ordering: .sequentiallyConsistent)
+        if pushed & kinds != 0 {
+            words[0].store(0, ordering: .sequentiallyConsistent)
+            return false
+        }
+        return true
+    }
+
+    /// Publisher thread, after waking.
+    func disarm() {
+        words[0].store(0, ordering: .sequentiallyConsistent)
+        var count: UInt64 = 0
+        _ = read(fd, &count, 8)
+    }
+}
