@@ -1,0 +1,103 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 9: paramd sleeps when there is nothing to do. Counted by the kernel: voluntary and
+/// involuntary context switches of every thread of the process (/proc/PID/task/*/status).
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct WakeupTests {
+    /// Context switches per thread (tid → (name, count)) of process `pid`.
+    static func contextSwitches(_ pid: pid_t) -> [String: (name: String, count: Int)] {
+        var result: [String: (String, Int)] = [:]
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            let count = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+            result[task] = (name, count)
+        }
+        return result
+    }
+
+    /// Wake-ups per second of each thread over `seconds`.
+    static func wakeupRates(_ pid: pid_t, over seconds: Double) async throws -> [(tid: String, name: String, perSecond: Double)] {
+        let before = contextSwitches(pid)
+        let start = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        let elapsed = (ContinuousClock.now - start).milliseconds / 1000
+        let after = contextSwitches(pid)
+        return after.compactMap { tid, a in
+            before[tid].map { (tid, a.name, Double(a.count - $0.count) / elapsed) }
+        }.sorted { $0.tid < $1.tid }
+    }
+
+    @Test func anIdleParamdWakesNoMoreThanJackPeriodsPlusFiveTimesASecond() async throws {
+        let server = try JackServer.required()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-idle")
+        try await Task.sleep(for: .seconds(1))  // past start-up
+        let rates = try await Self.wakeupRates(paramd.process.pid, over: 3)
+        let periods = Double(server.sampleRate) / Double(server.period)
+        let total = rates.reduce(0) { $0 + $1.perSecond }
+        TestLog.write("idle wake-ups per second: \(String(format: "%.1f", total)) (JACK periods \(periods)): "
+                      + rates.map { "\($0.name)[\($0.tid)] \(String(format: "%.1f", $0.perSecond))" }.joined(separator: ", "))
+        #expect(total <= periods + 5, "\(rates)")
+        // And /status says so: wake-ups of the threads other than JACK's process thread.
+        let client = try OSCClient(port: paramd.port)
+        let status = try #require(try await client.request("/status", reply: "/status")).statusPairs
+        guard case .float32(let wakeups)? = status["wakeups_per_s"] else {
+            Issue.record("no wakeups_per_s in /status")
+            return
+        }
+        TestLog.write("/status wakeups_per_s \(wakeups)")
+        #expect(wakeups >= 0 && wakeups <= 5)
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
+    @Test func whileAParameterMovesThePublisherWakesAtTheSubscribersRateNotEveryPeriod() async throws {
+        let server = try JackServer.required()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-rate")
+        let listener = try OSCClient(port: paramd.port)
+        try listener.send("/subscribe", [.string("/volume"), .float32(20)])
+        #expect(await listener.receive(until: "/volume") != nil)
+        try await Task.sleep(for: .milliseconds(200))
+        // A 3 s glide: values move every period (187.5 a second).
+        try listener.send("/volume", [.float32(0), .float32(3), .string("linear")])
+        try await Task.sleep(for: .milliseconds(300))
+        let rates = try await Self.wakeupRates(paramd.process.pid, over: 2)
+        let publisher = rates.filter { $0.name == "paramd-publish" }
+        TestLog.write("moving at 20/s: " + rates.map { "\($0.name)[\($0.tid)] \(String(format: "%.1f", $0.perSecond))" }.joined(separator: ", "))
+        #expect(publisher.count == 1, "one publisher thread, by name: \(rates)")
+        let rate = publisher.first?.perSecond ?? .infinity
+        #expect(rate >= 10 && rate <= 20 + 5, "the publisher woke \(rate) times a second for a 20/s subscriber")
+        let received = await listener.receiveAll(quiet: .milliseconds(500), limit: .seconds(4))
+        let values = received.filter { $0.address == "/volume" }
+        #expect(received.last?.address == "/volume/done")
+        #expect(values.last?.firstFloat == 0, "the exact final value")
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
+    @Test func doneGoesOutAtOnceEvenToASlowSubscriber() async throws {
+        let server = try JackServer.required()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-urgent")
+        let listener = try OSCClient(port: paramd.port)
+        try listener.send("/subscribe", [.string("/tone"), .float32(1)])  // one value a second
+        #expect(await listener.receive(until: "/tone") != nil)
+        try await Task.sleep(for: .milliseconds(300))
+        let sent = ContinuousClock.now
+        try listener.send("/tone", [.float32(0.5), .float32(0.2), .string("linear")])
+        let messages = try #require(await listener.receive(until: "/tone/done", timeout: .seconds(3)))
+        let late = (ContinuousClock.now - sent).milliseconds - 200
+        TestLog.write("a 200 ms animation's /done arrived \(String(format: "%.1f", late)) ms after its end (periods of 5.3 ms)")
+        #expect(messages.last?.arguments == [.int32(1)])
+        // It ends within the period that starts it + 200 ms; then at most 2 ms to send. A
+        // publisher that waited for the subscriber's rate would be up to a second late.
+        #expect(late >= 0 && late <= 2 * 5.4 + 2 + 40, "\(late) ms")
+        #expect(try await paramd.stop() == .exited(0))
+    }
+}
