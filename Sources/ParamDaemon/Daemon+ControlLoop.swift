@@ -81,7 +81,7 @@ extension Daemon {
         if !jack.isConnected {
             // Nobody renders the parked renderer: drop what was sent to it (the controller
             // already holds the targets, which the next connection starts from).
-            while audio.commands.pop() != nil {}
+            audio.commands.discardAll()
             if now >= life.nextRetry { connectToJack(now: now) }
         }
         saveStateIfDue(now: now)

@@ -13,11 +13,12 @@ extension Renderer {
             }
         }
         for i in 0..<scheduled {
-            let p = schedule[i].timed.command.parameter
+            let p = schedule[i].timed.parameter
             let value = params[Int(p.rawValue)].value
-            switch schedule[i].timed.command {
-            case .animate(_, let s): ended.append(.done(p, finished: false, value: value, tag: s.tag, hasTag: s.hasTag))
-            case .keyframes(_, let s): ended.append(.done(p, finished: false, value: value, tag: s.tag, hasTag: s.hasTag))
+            switch schedule[i].timed.payload {
+            case .animate, .keyframes:
+                let (tag, hasTag) = self.tag(of: schedule[i].timed)
+                ended.append(.done(p, finished: false, value: value, tag: tag, hasTag: hasTag))
             case .stop: break
             }
         }

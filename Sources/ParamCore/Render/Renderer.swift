@@ -30,7 +30,7 @@ public enum RenderCounter: Int, CaseIterable, Sendable {
 /// never replaces, so the control side never reads (or copies) the renderer itself while
 /// the audio thread runs it.
 public struct RendererHandles: Sendable {
-    public let commands: SPSCRing<TimedCommand>
+    public let commands: CommandQueue
     public let events: SPSCRing<Event>
     public let updates: SPSCRing<TargetUpdate>
     public let snapshot: AtomicCells
@@ -45,7 +45,7 @@ public struct RendererHandles: Sendable {
 /// A command waiting for its frame (or, time-tagged, for the cycle that holds its time).
 @usableFromInline
 struct ScheduledCommand: BitwiseCopyable {
-    var timed: TimedCommand
+    var timed: QueuedCommand
     /// The frame it starts on, once known.
     var frame: UInt64
     /// Still a time: converted to a frame in the cycle that holds it.
@@ -78,7 +78,7 @@ public struct Renderer: @unchecked Sendable {
     @usableFromInline var lastJackFrame: UInt32? = nil
     @usableFromInline var lastFrames = 0
 
-    public let commands: SPSCRing<TimedCommand>
+    public let commands: CommandQueue
     public let events: SPSCRing<Event>
     public let updates: SPSCRing<TargetUpdate>
     /// Per parameter: value at the end of the last period (even index) and target (odd index),
@@ -98,13 +98,19 @@ public struct Renderer: @unchecked Sendable {
         RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters)
     }
 
+    /// Keyframe animations that can be sent and not yet started at once.
+    public static var keyframeSlots: Int { 64 }
+
     /// Control thread. `initial` gives each parameter's starting value (SPEC §3 initial values
-    /// unless config or saved state say otherwise).
+    /// unless config or saved state say otherwise). The rings are sized for a flood of 50,000
+    /// messages a second at 64-frame periods (about 70 commands a period) with room to spare,
+    /// and no larger: every page of a ring is touched as it wraps, so its size is memory a
+    /// long-running paramd keeps.
     public init(sampleRate: Double, initial: (ParameterID) -> Double = { $0.initialValue },
-                commandCapacity: Int = 2048, eventCapacity: Int = 8192) {
+                commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
         params = InlineArray { i in AnimatedParameter(id: ParameterID(rawValue: UInt8(i))!, value: initial(ParameterID(rawValue: UInt8(i))!)) }
-        commands = SPSCRing(capacity: commandCapacity)
+        commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
         events = SPSCRing(capacity: eventCapacity)
         updates = SPSCRing(capacity: 1024)
         snapshot = AtomicCells(count: 2 * ParameterID.count)
@@ -227,8 +233,10 @@ public struct Renderer: @unchecked Sendable {
             guard scheduled < Self.scheduleCapacity else {
                 // The control side checks the room first; this is the last line of defence.
                 counters.add(RenderCounter.scheduleFull.rawValue, 1)
-                let p = timed.command.parameter
-                reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: 0, hasTag: false)
+                let p = timed.parameter
+                let (tag, hasTag) = self.tag(of: timed)
+                reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: tag, hasTag: hasTag)
+                if case .keyframes(_, let slot) = timed.payload { commands.release(slot) }
                 continue
             }
             schedule[scheduled] = entry
@@ -312,21 +320,24 @@ public struct Renderer: @unchecked Sendable {
         counters.add(RenderCounter.commands.rawValue, 1)
         let rate = sampleRate
         let serial = entry.timed.serial
-        switch entry.timed.command {
+        switch entry.timed.payload {
         case .animate(let p, let spec):
             params[Int(p.rawValue)].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
-        case .keyframes(let p, let spec):
-            params[Int(p.rawValue)].start(keyframes: spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+        case .keyframes(let p, let slot):
+            params[Int(p.rawValue)].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+            commands.release(slot)
         case .stop(let p):
             // Animations of this parameter sent before the stop and still waiting end too.
             var i = 0
             while i < scheduled {
-                if schedule[i].timed.command.parameter == p && schedule[i].sequence < entry.sequence {
-                    let cancelled = schedule[i].timed.command
+                if schedule[i].timed.parameter == p && schedule[i].sequence < entry.sequence {
+                    let cancelled = schedule[i].timed
                     removeScheduled(at: i)
-                    switch cancelled {
-                    case .animate(_, let s): reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: s.tag, hasTag: s.hasTag)
-                    case .keyframes(_, let s): reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: s.tag, hasTag: s.hasTag)
+                    switch cancelled.payload {
+                    case .animate, .keyframes:
+                        let (tag, hasTag) = self.tag(of: cancelled)
+                        reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: tag, hasTag: hasTag)
+                        if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
                     case .stop: break
                     }
                 } else {
@@ -334,6 +345,16 @@ public struct Renderer: @unchecked Sendable {
                 }
             }
             params[Int(p.rawValue)].stop(atFrame: frame, serial: serial, reporter: reporter)
+        }
+    }
+
+    /// Realtime-safe. The `id` option of an animation command (its keyframes read in place).
+    @_noLocks @inline(__always)
+    func tag(of command: QueuedCommand) -> (Int32, Bool) {
+        switch command.payload {
+        case .animate(_, let s): (s.tag, s.hasTag)
+        case .keyframes(_, let slot): (commands.keyframes(slot).pointee.tag, commands.keyframes(slot).pointee.hasTag)
+        case .stop: (0, false)
         }
     }
 
