@@ -82,26 +82,35 @@ endif
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter UnitUnderSystemdTests
 
-# ThreadSanitizer: release binaries built with -sanitize=thread (and -DPARAMD_TSAN, which
-# tells TSan about the daemon's one lock type, Support/Locked.swift) run under the end-to-end
-# suite. TSan writes each report to a file in .build-tools/tsan; any file there fails the run.
-# exitcode=0: libjack's threads end "with ignores enabled" when a client closes, and TSan would
-# otherwise make every clean exit 66 (DESIGN.md). The allocation test is left out (its
-# LD_PRELOAD counter and TSan's own malloc do not mix), and so is the systemd sandbox.
+# ThreadSanitizer: paramd built with -sanitize=thread (and -DPARAMD_TSAN, which tells TSan
+# about the daemon's one lock type, Support/Locked.swift) runs under the end-to-end suite,
+# with the ordinary release paramd-jacktool beside it (the test client is not under test).
+# TSan writes each report to a file in .build-tools/tsan; a "WARNING: ThreadSanitizer" in any
+# of them fails the run. Two things TSan says that are not paramd's races (DESIGN.md):
+# libjack's threads end "with ignores enabled" when a client closes — noted, counted, not a
+# failure (exitcode=0 keeps paramd's exit status) — and TSan ends the process when that
+# happens on the loss of a server, so the server-loss tests are left out; so are the
+# allocation test (its LD_PRELOAD counter and TSan's malloc do not mix), the wake-up counts
+# (TSan's runtime thread wakes on its own), the libLO differential test and the systemd sandbox.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
+TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
+	$(SWIFT) build -c release --product paramd-jacktool
 	$(TSAN_BUILD) --product paramd
-	$(TSAN_BUILD) --product paramd-jacktool
-	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)
-	PARAMD_BIN_DIR="$$($(TSAN_BUILD) --show-bin-path)" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
+	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)/bin
+	ln -s "$$($(TSAN_BUILD) --show-bin-path)/paramd" $(TSAN_DIR)/bin/paramd
+	ln -s "$$($(SWIFT) build -c release --show-bin-path)/paramd-jacktool" $(TSAN_DIR)/bin/paramd-jacktool
+	PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 	TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=2 \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|AllocationTests|LibloDifferentialTests'
-	@if ls $(TSAN_DIR)/report.* >/dev/null 2>&1; then \
-		echo "ThreadSanitizer reports:"; cat $(TSAN_DIR)/report.*; exit 1; \
-	else echo "ThreadSanitizer: no report"; fi
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip '$(TSAN_SKIP)'
+	@notes=$$(grep -l "finished with ignores enabled" $(TSAN_DIR)/report.* 2>/dev/null | wc -l); \
+	echo "ThreadSanitizer: $$notes note(s) of libjack threads finishing with ignores enabled (not races)"; \
+	if grep -l "WARNING: ThreadSanitizer" $(TSAN_DIR)/report.* >/dev/null 2>&1; then \
+		echo "ThreadSanitizer reports:"; grep -l "WARNING: ThreadSanitizer" $(TSAN_DIR)/report.* | xargs cat; exit 1; \
+	else echo "ThreadSanitizer: no data race or other warning in any report"; fi
 
 # The fuzzer is ParamCore's sources and Fuzz/PacketFuzzer.swift compiled as one module with
 # libFuzzer and AddressSanitizer (whole-module, as Package.swift compiles ParamCore, so the
