@@ -39,6 +39,13 @@ ARGS ?=
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
 UNITDIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
+# Release builds link the Swift runtime and Foundation statically, as a position-dependent
+# executable: the relocations of the shared Swift libraries (about 1 MB of private memory,
+# docs/PERFORMANCE.md) then do not exist. ASLR still places the stack, heap and shared C
+# libraries; the executable's own code sits at a fixed address. RELEASE_FLAGS= builds the
+# ordinary dynamic PIE instead.
+RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+RELEASE := $(SWIFT) build -c release $(RELEASE_FLAGS)
 # The binary `install-files` copies; `install` builds it first.
 PARAMD_BIN ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/paramd
 
@@ -56,7 +63,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	$(SWIFT) build -c release --product paramd
+	$(RELEASE) --product paramd
 
 shim: $(ALLOC_SHIM)
 
@@ -69,8 +76,8 @@ E2E_ENV = PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-pat
 test: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
 ifneq ($(PRODUCTS_CONFIG),debug)
-	$(SWIFT) build -c $(PRODUCTS_CONFIG) --product paramd
-	$(SWIFT) build -c $(PRODUCTS_CONFIG) --product paramd-jacktool
+	$(RELEASE) --product paramd
+	$(RELEASE) --product paramd-jacktool
 endif
 	@# Phases, so the end-to-end recordings never share the two cores with the CPU-heavy unit
 	@# suites: unit tests; end-to-end tests; then, each alone, the buffer-size switch (JACK
@@ -98,7 +105,7 @@ TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|AllocationCounterTests|LibloD
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
-	$(SWIFT) build -c release --product paramd-jacktool
+	$(RELEASE) --product paramd-jacktool
 	$(TSAN_BUILD) --product paramd
 	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)/bin
 	ln -s "$$($(TSAN_BUILD) --show-bin-path)/paramd" $(TSAN_DIR)/bin/paramd
@@ -129,7 +136,7 @@ fuzz: $(FUZZER)
 		| grep -v -e '^#[0-9]*.*\(NEW\|REDUCE\)' -e '^\s*"' -e '# Uses:'
 
 soak: deps
-	$(SWIFT) build -c release --product paramd
+	$(RELEASE) --product paramd
 	scripts/soak.py --bin "$$($(SWIFT) build -c release --show-bin-path)/paramd" --seconds $(SOAK_SECONDS) --rates "$(SOAK_RATES)" --json $(TOOLS_DIR)/soak.json
 
 run: build
