@@ -7,13 +7,22 @@
 // A crash, a trap (overflow, out-of-bounds) or an ASan report is a bug; so is any of the
 // invariants below failing (they trap with a message).
 
+/// The built-ins and two declared parameters (SPEC §8), one in the log domain with a CV port.
+private let registry: ParameterRegistry = {
+    var r = ParameterRegistry.builtIn
+    _ = try! r.declare(ParameterSpec(name: "cutoff", minimum: 20, maximum: 20000, initial: 1000, unit: "Hz", domain: .log, cv: .unit))
+    _ = try! r.declare(ParameterSpec(name: "fader_2", minimum: -1, maximum: 5, unit: "dB"))
+    return r
+}()
+private let routes = RouteTable(registry: registry)
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     // Also: any datagram's bytes as a subscription pattern, when they are text.
     if size < 256, let text = String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) {
         if let pattern = try? OSCAddressPattern(text) {
-            for p in ParameterID.allCases { _ = pattern.matches("/\(p.name)") }
+            for p in registry.ids { _ = pattern.matches("/\(registry[p].name)") }
             _ = pattern.matches(text)
         }
     }
@@ -26,13 +35,13 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
         fatalError("a decoded packet does not survive encode/decode: \(packet)")
     }
 
-    var controller = Controller()
-    var subscriptions = Subscriptions<Int>(maxSubscribers: 4, timeToLive: 10)
+    var controller = Controller(registry: registry)
+    var subscriptions = Subscriptions<Int>(maxSubscribers: 4, timeToLive: 10, registry: registry)
     var commands: [TimedCommand] = []
     var now = 0.0
     forEachMessage(packet) { message in
         now += 0.01
-        guard let route = RouteTable.route(for: message.address) else { return }
+        guard let route = routes.route(for: message.address) else { return }
         switch route.action {
         case .subscribe:
             // The daemon's own argument parsing, then the table; the endpoint stands for the port.
@@ -51,7 +60,7 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
         case .ping, .status, .params:
             break
         default:
-            let result = controller.handle(message, route: route) { $0.initialValue }
+            let result = controller.handle(message, route: route) { registry[$0].initial }
             if result.error == nil {
                 for c in result.commands { check(c) }
                 commands += result.commands
@@ -69,36 +78,43 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
 /// duration of at most 24 h.
 private func check(_ command: TimedCommand) {
     if case .animate(let p, let spec) = command.command {
-        precondition(spec.target >= p.minimum && spec.target <= p.maximum, "target \(spec.target) outside \(p)")
+        precondition(spec.target >= registry[p].minimum && spec.target <= registry[p].maximum, "target \(spec.target) outside \(p)")
         precondition(spec.seconds.isFinite && spec.seconds >= 0 && spec.seconds <= Controller.maximumSeconds, "duration \(spec.seconds)")
-        precondition(spec.from.isNaN || (spec.from >= p.minimum && spec.from <= p.maximum), "from \(spec.from)")
+        precondition(spec.from.isNaN || (spec.from >= registry[p].minimum && spec.from <= registry[p].maximum), "from \(spec.from)")
     }
 }
 
 /// Renders the commands for a few periods: nothing may trap, and what sounds stays in range.
 private func render(_ commands: [TimedCommand]) {
     guard !commands.isEmpty else { return }
-    var renderer = Renderer(sampleRate: 48000, commandCapacity: 64, eventCapacity: 64)
+    var renderer = Renderer(sampleRate: 48000, registry: registry, commandCapacity: 64, eventCapacity: 64)
     defer { renderer.deallocate() }
     let frames = 256
     let out1 = UnsafeMutablePointer<Float>.allocate(capacity: frames)
     let out2 = UnsafeMutablePointer<Float>.allocate(capacity: frames)
     let input = UnsafeMutablePointer<Float>.allocate(capacity: frames)
     input.initialize(repeating: 1, count: frames)
-    defer { out1.deallocate(); out2.deallocate(); input.deallocate() }
+    let cv = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    let cvBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: ParameterRegistry.capacity)
+    cvBuffers.initialize(repeating: nil, count: ParameterRegistry.capacity)
+    cvBuffers[registry.id(named: "cutoff")!.index] = cv
+    defer { out1.deallocate(); out2.deallocate(); input.deallocate(); cv.deallocate(); cvBuffers.deallocate() }
     for chunk in stride(from: 0, to: commands.count, by: 32) {
         for c in commands[chunk..<min(chunk + 32, commands.count)] { _ = renderer.commands.push(c) }
         for _ in 0..<3 {
-            renderer.render(frames: frames, in1: UnsafePointer(input), in2: nil, out1: out1, out2: out2)
+            renderer.render(frames: frames, in1: UnsafePointer(input), in2: nil, out1: out1, out2: out2, cv: UnsafePointer(cvBuffers))
             while renderer.events.pop() != nil {}
             for i in 0..<frames {
                 // |volume · (tone · pan gain + input · in)| ≤ 1 · (1 + 1).
                 precondition(out1[i].isFinite && abs(out1[i]) <= 2.0001 && out2[i].isFinite && abs(out2[i]) <= 2.0001,
                              "output sample \(out1[i]), \(out2[i])")
             }
-            for p in ParameterID.allCases {
+            for i in 0..<frames {
+                precondition(cv[i].isFinite && cv[i] >= 0 && cv[i] <= 1, "cv_cutoff (unit) carries \(cv[i])")
+            }
+            for p in registry.ids {
                 let v = renderer.sounding(p)
-                precondition(v >= p.minimum && v <= p.maximum, "\(p) sounds \(v)")
+                precondition(v >= registry[p].minimum && v <= registry[p].maximum, "\(p) sounds \(v)")
             }
         }
     }

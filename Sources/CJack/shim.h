@@ -19,4 +19,7 @@ static inline jack_client_t *paramd_jack_client_open(const char *name, const cha
 /// JACK_METADATA_PRETTY_NAME is an extern const char*; expose it as a function.
 static inline const char *paramd_jack_pretty_name_key(void) { return JACK_METADATA_PRETTY_NAME; }
 
+/// JACK_METADATA_SIGNAL_TYPE ("http://jackaudio.org/metadata/signal-type"), likewise.
+static inline const char *paramd_jack_signal_type_key(void) { return JACK_METADATA_SIGNAL_TYPE; }
+
 #endif

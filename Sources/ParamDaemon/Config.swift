@@ -23,11 +23,22 @@ struct ConfigError: Error, CustomStringConvertible {
     }
 }
 
-/// One parameter's section of the config file: `[volume]` with `initial`, `duration`, `curve`.
+/// One parameter's table in the config file (SPEC §6, §8): `[volume]` with `initial`,
+/// `duration`, `curve`, `cv`, `cv-scale`, `send`; a declared `[cutoff]` also with `min`, `max`,
+/// `unit`, `domain`. What was written, before it is checked against the rest.
 struct ParameterConfig: Equatable, Sendable {
+    var minimum: Double?
+    var maximum: Double?
     var initial: Double?
+    var unit: String?
+    var domain: ValueDomain?
     var seconds: Double?
     var curve: TimingCurve?
+    var cv: Bool?
+    var cvScale: CVScale?
+    var sends: [SendSpec] = []
+    /// The line of the table's header, for errors found when the table is checked as a whole.
+    var line: Int?
 }
 
 /// The config file (SPEC §6): the same settings as the flags, in kebab-case as the flags
@@ -55,11 +66,18 @@ struct ConfigFile: Equatable, Sendable {
     var maxSubscribers: Int?
     var subscriptionTtl: Double?
     var logLevel: Logger.Level?
-    var parameters: [ParameterID: ParameterConfig] = [:]
+    /// `connect-cv`: parameter name → JACK port its `cv_<name>` goes to.
+    var connectCV: [String: [String]]?
+    /// Every parameter table, built-in or declared, by name, in the order written.
+    var parameters: [String: ParameterConfig] = [:]
+    var parameterOrder: [String] = []
+    /// The registry the tables make: the five of SPEC §3 as configured, then the declared ones.
+    var registry = ParameterRegistry.builtIn
 
-    static let settingKeys = ["port", "bind", "server", "name", "connect", "autoconnect", "state-file",
+    static let settingKeys = ["port", "bind", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
-    static let parameterKeys = ["initial", "duration", "curve"]
+    static let builtInParameterKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
+    static let parameterKeys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send"]
 
     /// `$XDG_CONFIG_HOME/paramd/config.toml`, else `~/.config/paramd/config.toml`.
     static func defaultPath(environment: [String: String]) -> String {
@@ -99,11 +117,10 @@ struct ConfigFile: Equatable, Sendable {
 
         for key in table.keys.sorted(by: { lines.line(of: [$0]) ?? 0 < lines.line(of: [$1]) ?? 0 }) {
             guard let value = table[key] else { continue }
-            if let p = ParameterID(name: key) {
-                guard let section = value.table else {
-                    throw reader.error([key], "must be a table of initial, duration and curve, e.g. [\(key)]")
-                }
-                file.parameters[p] = try reader.parameter(p, section)
+            if !settingKeys.contains(key), let section = value.table {
+                // Any table whose name is not a setting is a parameter (SPEC §8).
+                file.parameters[key] = try reader.parameter(key, section)
+                file.parameterOrder.append(key)
                 continue
             }
             let k = [key]
@@ -131,6 +148,17 @@ struct ConfigFile: Equatable, Sendable {
                     throw reader.error(k, "takes two ports, e.g. [\"system:playback_1\", \"system:playback_2\"]")
                 }
                 file.connect = ports
+            case "connect-cv":
+                var pairs: [String: [String]] = [:]
+                let items: [String]
+                if let s = value.string { items = Settings.splitConnections(s) } else { items = try reader.strings(k, value) }
+                for item in items {
+                    guard let (name, port) = Settings.splitCVConnection(item) else {
+                        throw reader.error(k, "takes NAME=PORT pairs, e.g. [\"cutoff=synth:cutoff_in\"] (got '\(item)')")
+                    }
+                    pairs[name, default: []].append(port)
+                }
+                file.connectCV = pairs
             case "autoconnect":
                 file.autoconnect = try reader.bool(k, value)
             case "state-file":
@@ -152,7 +180,13 @@ struct ConfigFile: Equatable, Sendable {
                 }
                 file.logLevel = level
             default:
-                throw reader.error(k, "unknown key; settings are \(settingKeys.joined(separator: ", ")), and tables [volume], [tone], [frequency], [pan], [input]")
+                throw reader.error(k, "unknown key; settings are \(settingKeys.joined(separator: ", ")); a table ([volume], [cutoff]) configures or declares a parameter")
+            }
+        }
+        file.registry = try reader.registry(file.parameters, order: file.parameterOrder)
+        if let connectCV = file.connectCV {
+            for name in connectCV.keys where file.registry.id(named: name).flatMap({ file.registry[$0].cv }) == nil {
+                throw reader.error(["connect-cv"], "'\(name)' has no CV port (declare it with cv = true)")
             }
         }
         return file
@@ -214,18 +248,31 @@ struct ConfigFile: Equatable, Sendable {
             throw error(key, "must be a string or an array of strings (got \(typeName(value)))")
         }
 
-        func parameter(_ p: ParameterID, _ section: TOMLTable) throws(ConfigError) -> ParameterConfig {
+        /// One parameter table, each key checked on its own (the table as a whole is checked
+        /// in `registry`).
+        func parameter(_ name: String, _ section: TOMLTable) throws(ConfigError) -> ParameterConfig {
             var config = ParameterConfig()
+            config.line = lines.line(of: [name])
+            let builtIn = ParameterSpec.builtIns.contains { $0.name == name }
             for key in section.keys {
                 guard let value = section[key] else { continue }
-                let k = [p.name, key]
+                let k = [name, key]
+                if builtIn && !ConfigFile.builtInParameterKeys.contains(key) && ConfigFile.parameterKeys.contains(key) {
+                    throw error(k, "the range, unit and domain of \(name) are fixed (SPEC §3); its table takes \(ConfigFile.builtInParameterKeys.joined(separator: ", "))")
+                }
                 switch key {
+                case "min":
+                    config.minimum = try finite(k, value)
+                case "max":
+                    config.maximum = try finite(k, value)
                 case "initial":
-                    let v = try number(k, value)
-                    guard v.isFinite, (p.minimum...p.maximum).contains(v) else {
-                        throw error(k, "must be within \(p.minimum)…\(p.maximum) (got \(v))")
-                    }
-                    config.initial = v
+                    config.initial = try finite(k, value)
+                case "unit":
+                    config.unit = try string(k, value)
+                case "domain":
+                    let text = try string(k, value)
+                    guard let d = ValueDomain(name: text) else { throw error(k, "must be linear, log or db (got '\(text)')") }
+                    config.domain = d
                 case "duration":
                     let s = try number(k, value)
                     guard s.isFinite, s >= 0, s <= Controller.maximumSeconds else {
@@ -239,11 +286,134 @@ struct ConfigFile: Equatable, Sendable {
                     } catch let e {
                         throw error(k, e.description)
                     }
+                case "cv":
+                    config.cv = try bool(k, value)
+                case "cv-scale":
+                    let text = try string(k, value)
+                    guard let scale = CVScale(rawValue: text) else { throw error(k, "must be \"value\" or \"unit\" (got '\(text)')") }
+                    config.cvScale = scale
+                case "send":
+                    if let table = value.table {
+                        config.sends = [try send(k, table)]
+                    } else if let array = value.array {
+                        for element in array {
+                            guard let table = element.table else { throw error(k, "must be a table { url = …, args = […], rate = … } or an array of them") }
+                            config.sends.append(try send(k, table))
+                        }
+                    } else {
+                        throw error(k, "must be a table { url = …, args = […], rate = … } or an array of them (got \(typeName(value)))")
+                    }
                 default:
-                    throw error(k, "unknown key; a parameter's table takes \(parameterKeys.joined(separator: ", "))")
+                    let keys = builtIn ? ConfigFile.builtInParameterKeys : ConfigFile.parameterKeys
+                    throw error(k, "unknown key; a parameter's table takes \(keys.joined(separator: ", "))")
                 }
             }
             return config
+        }
+
+        func finite(_ key: [String], _ value: TOMLValueConvertible) throws(ConfigError) -> Double {
+            let v = try number(key, value)
+            guard v.isFinite else { throw error(key, "must be a finite number (got \(v))") }
+            return v
+        }
+
+        /// `{ url = "osc.udp://127.0.0.1:57110/n_set", args = [1000, "cutoff", "$value"], rate = 200 }`.
+        func send(_ key: [String], _ table: TOMLTable) throws(ConfigError) -> SendSpec {
+            for k in table.keys where !["url", "args", "rate"].contains(k) {
+                throw error(key, "unknown key '\(k)' in send; it takes url, args and rate")
+            }
+            guard let urlValue = table["url"] else { throw error(key, "needs a url, e.g. \"osc.udp://127.0.0.1:57110/n_set\"") }
+            let url = try string(key, urlValue)
+            guard let parsed = SendSpec.parseURL(url) else {
+                throw error(key, "'\(url)' is not an OSC URL osc.udp://HOST:PORT/PATH (numeric host or localhost, a port, an OSC path)")
+            }
+            var host = parsed.host
+            if host == "localhost" { host = "127.0.0.1" }
+            guard SocketAddress(numeric: host, port: parsed.port) != nil else {
+                throw error(key, "'\(parsed.host)' in \(url): the host must be a numeric IPv4 or IPv6 address, or localhost")
+            }
+            var arguments: [SendSpec.Argument] = []
+            if let argsValue = table["args"] {
+                guard let array = argsValue.array else { throw error(key, "args must be an array (got \(typeName(argsValue)))") }
+                for element in array {
+                    if let n = element.int {
+                        guard let n32 = Int32(exactly: n) else { throw error(key, "args: \(n) does not fit an OSC int32") }
+                        arguments.append(.int(n32))
+                    } else if let d = element.double {
+                        arguments.append(.float(Float(d)))
+                    } else if let text = element.string {
+                        arguments.append(text == "$value" ? .value : text == "$target" ? .target : .string(text))
+                    } else {
+                        throw error(key, "args take numbers and strings (\"$value\", \"$target\" or text)")
+                    }
+                }
+            } else {
+                arguments = [.value]
+            }
+            var rate = 60.0
+            if let rateValue = table["rate"] {
+                rate = try number(key, rateValue)
+                guard rate.isFinite, rate >= 0, rate <= Subscriptions<Int>.maximumRate else {
+                    throw error(key, "rate must be 0 (every period) up to \(Int(Subscriptions<Int>.maximumRate)) messages a second (got \(rate))")
+                }
+            }
+            return SendSpec(host: host, port: parsed.port, path: parsed.path, arguments: arguments, rate: rate)
+        }
+
+        /// The registry the tables make, each table checked as a whole: built-ins configured,
+        /// declared ones complete and valid, at most 64. Errors name the table's line.
+        func registry(_ tables: [String: ParameterConfig], order: [String]) throws(ConfigError) -> ParameterRegistry {
+            var registry = ParameterRegistry.builtIn
+            for name in order {
+                let c = tables[name]!
+                func fail(_ key: String?, _ message: String) -> ConfigError {
+                    let path = key.map { [name, $0] } ?? [name]
+                    return ConfigError(path: self.path, line: lines.line(of: path) ?? c.line, key: path.joined(separator: "."), message: message)
+                }
+                if let p = registry.id(named: name), p.isBuiltIn {
+                    let fixed = registry[p]
+                    if let v = c.initial, !(fixed.minimum...fixed.maximum).contains(v) {
+                        throw fail("initial", "must be within \(fixed.minimum)…\(fixed.maximum) (got \(v))")
+                    }
+                    registry.configureBuiltIn(p) { spec in
+                        if let v = c.initial { spec.initial = v }
+                        spec.defaultAction = DefaultAction(seconds: c.seconds ?? DefaultAction.standard.seconds,
+                                                           curve: c.curve ?? DefaultAction.standard.curve)
+                        spec.cv = (c.cv ?? false) ? (c.cvScale ?? .value) : nil
+                        spec.sends = c.sends
+                    }
+                    continue
+                }
+                guard ParameterSpec.isValidName(name) else {
+                    throw fail(nil, "'\(name)' is not a parameter name: a lowercase letter, then up to 31 lowercase letters, digits or _ (and not a setting: \(ConfigFile.settingKeys.joined(separator: ", ")))")
+                }
+                guard !ParameterSpec.reservedNames.contains(name) else {
+                    throw fail(nil, "'\(name)' is reserved for an address of paramd's (\(ParameterSpec.reservedNames.sorted().joined(separator: ", ")))")
+                }
+                guard let minimum = c.minimum else { throw fail("min", "a declared parameter needs min and max") }
+                guard let maximum = c.maximum else { throw fail("max", "a declared parameter needs min and max") }
+                guard minimum < maximum else { throw fail("min", "must be less than max (min \(minimum), max \(maximum))") }
+                let domain = c.domain ?? .linear
+                if domain == .log && minimum <= 0 { throw fail("domain", "log needs min > 0 (min is \(minimum))") }
+                if let v = c.initial, !(minimum...maximum).contains(v) {
+                    throw fail("initial", "must be within \(minimum)…\(maximum) (got \(v))")
+                }
+                let spec = ParameterSpec(
+                    name: name, minimum: minimum, maximum: maximum, initial: c.initial, unit: c.unit ?? "",
+                    domain: domain,
+                    defaultAction: DefaultAction(seconds: c.seconds ?? DefaultAction.standard.seconds,
+                                                 curve: c.curve ?? DefaultAction.standard.curve),
+                    cv: (c.cv ?? false) ? (c.cvScale ?? .value) : nil, sends: c.sends)
+                guard registry.declaredCount < ParameterRegistry.maximumDeclared else {
+                    throw fail(nil, "at most \(ParameterRegistry.maximumDeclared) declared parameters; this is one more")
+                }
+                do {
+                    try registry.declare(spec)
+                } catch {
+                    throw fail(nil, error.reason)
+                }
+            }
+            return registry
         }
     }
 }

@@ -12,7 +12,9 @@ extension Daemon {
         let targets = controller
         let previous: Renderer
         do {
-            previous = try jack.connect { rate in Renderer(sampleRate: rate, initial: { targets.target($0) }) }
+            previous = try jack.connect(registry: targets.registry) { rate in
+                Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) })
+            }
         } catch {
             if !life.waitingLogged {
                 life.waitingLogged = true
@@ -27,7 +29,7 @@ extension Daemon {
         let fresh = jack.handles
         // Parameters whose target moved while the server was away now sound it: tell subscribers.
         var jumps: [Event] = []
-        for p in ParameterID.allCases where fresh.sounding(p) != previous.sounding(p) {
+        for p in controller.registry.ids where fresh.sounding(p) != previous.sounding(p) {
             jumps.append(.value(p, fresh.sounding(p)))
         }
         publisher.switchEvents(to: fresh, injecting: jumps)
@@ -63,6 +65,15 @@ extension Daemon {
         if destinations.isEmpty && options.autoconnect {
             destinations = Array(jack.physicalPlaybackPorts().prefix(2))
             if destinations.isEmpty { log.warning("--autoconnect: no physical playback ports") }
+        }
+        if !options.connectCV.isEmpty {
+            let failures = jack.connectCV(options.connectCV)
+            for f in failures { log.warning("cannot connect \(f)") }
+            if failures.isEmpty {
+                let text = options.connectCV.sorted { $0.key < $1.key }
+                    .map { "cv_\($0.key) → \($0.value.joined(separator: ","))" }.joined(separator: ", ")
+                log.info("connected \(text)")
+            }
         }
         guard !destinations.isEmpty else { return }
         let failures = jack.connectOutputs(to: destinations)

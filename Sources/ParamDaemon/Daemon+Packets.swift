@@ -68,7 +68,7 @@ extension Daemon {
     }
 
     private func handle(_ message: OSCMessage, start: StartTime, replyingTo channel: ReplyChannel, into transaction: inout [TimedCommand]) {
-        guard let route = RouteTable.route(for: message.address) else {
+        guard let route = routes.route(for: message.address) else {
             refuse(message, "unknown address", replyingTo: channel)
             return
         }

@@ -73,13 +73,14 @@ extension Daemon {
     /// `target` is the model value (the last one asked for); `duration` and `curve` are the
     /// default action, the curve in its canonical spelling.
     func paramsReplies() -> [OSCMessage] {
-        ParameterID.allCases.map { p in
+        controller.registry.ids.map { p in
             let action = controller.defaultAction(p)
+            let spec = controller.registry[p]
             return OSCMessage("/param", [
-                .string(p.name), .float32(Float(p.minimum)), .float32(Float(p.maximum)),
+                .string(spec.name), .float32(Float(spec.minimum)), .float32(Float(spec.maximum)),
                 .float32(Float(audio.sounding(p))),
                 .float32(Float(controller.target(p))),
-                .string(p.unit), .float32(Float(action.seconds)), .string(action.curve.description),
+                .string(spec.unit), .float32(Float(action.seconds)), .string(action.curve.description),
             ])
         }
     }

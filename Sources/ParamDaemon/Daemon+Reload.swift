@@ -49,32 +49,56 @@ extension Daemon {
             log.notice("config: '\(key)' changed; it cannot change while paramd runs and takes effect at the next start")
         }
 
-        // Default actions the file changed (a key removed goes back to SPEC §3's).
-        var defaults = ParameterID.allCases.map { controller.defaultAction($0) }
+        // Default actions the file changed (a key removed goes back to SPEC §3's), for every
+        // parameter the old and the new file both have.
         var changedDefaults: [String] = []
         var changedInitial = false
-        for p in ParameterID.allCases {
-            let before = old.parameters[p] ?? ParameterConfig(), after = new.parameters[p] ?? ParameterConfig()
-            let i = Int(p.rawValue)
-            if after.seconds != before.seconds {
-                defaults[i].seconds = after.seconds ?? DefaultAction.standard.seconds
-            }
-            if after.curve != before.curve {
-                defaults[i].curve = after.curve ?? DefaultAction.standard.curve
-            }
-            if defaults[i] != controller.defaultAction(p) {
-                changedDefaults.append("\(p.name) \(defaults[i].seconds) s \(defaults[i].curve.description)")
+        var registry = old.registry
+        var defaults: [ParameterID: DefaultAction] = [:]
+        for p in old.registry.ids {
+            let before = old.registry[p]
+            guard let q = new.registry.id(named: before.name) else { continue }
+            let after = new.registry[q]
+            if after.defaultAction != before.defaultAction {
+                defaults[p] = after.defaultAction
+                changedDefaults.append("\(before.name) \(after.defaultAction.seconds) s \(after.defaultAction.curve.description)")
+                if p.isBuiltIn {
+                    registry.configureBuiltIn(p) { $0.defaultAction = after.defaultAction }
+                } else {
+                    var spec = before
+                    spec.defaultAction = after.defaultAction
+                    registry.replace(p, with: spec)
+                }
             }
             if after.initial != before.initial { changedInitial = true }
         }
         if !changedDefaults.isEmpty {
-            controller = controller.replacingDefaultActions { defaults[Int($0.rawValue)] }
+            controller = controller.replacingDefaultActions { defaults[$0] ?? controller.defaultAction($0) }
             log.notice("default actions now: \(changedDefaults.joined(separator: ", "))")
         }
         if changedInitial {
             log.notice("config: initial values changed; they apply at start when no state is restored")
         }
-        applied.parameters = new.parameters
+        // What else the parameter tables say (declared parameters added, removed or changed;
+        // CV ports; sends) waits for a restart.
+        var structural: [String] = []
+        let oldNames = Set(old.registry.ids.map { old.registry[$0].name })
+        let newNames = Set(new.registry.ids.map { new.registry[$0].name })
+        for name in newNames.subtracting(oldNames).sorted() { structural.append("\(name) added") }
+        for name in oldNames.subtracting(newNames).sorted() { structural.append("\(name) removed") }
+        for name in oldNames.intersection(newNames).sorted() {
+            var a = old.registry[old.registry.id(named: name)!], b = new.registry[new.registry.id(named: name)!]
+            a.defaultAction = .standard; b.defaultAction = .standard
+            a.initial = 0; b.initial = 0
+            if a != b { structural.append("\(name) changed") }
+        }
+        if !structural.isEmpty {
+            log.notice("config: parameters \(structural.joined(separator: ", ")); that takes effect at the next start")
+        }
+        if new.connectCV != old.connectCV {
+            log.notice("config: 'connect-cv' changed; it takes effect at the next start")
+        }
+        applied.registry = registry
         applied.configPath = new.configPath
         options = applied
         log.info("config reloaded from \(file == nil ? "(no file at \(path))" : path)")
@@ -85,7 +109,7 @@ extension Controller {
     /// The same model (targets, `/a4` tuning, command serials) with other default actions.
     func replacingDefaultActions(_ defaults: (ParameterID) -> DefaultAction) -> Controller {
         var replaced = self
-        for p in ParameterID.allCases { replaced.setDefaultAction(defaults(p), for: p) }
+        for p in registry.ids { replaced.setDefaultAction(defaults(p), for: p) }
         return replaced
     }
 }

@@ -26,9 +26,8 @@ extension Daemon {
         }
         publisher.notify()
         var messages = [OSCMessage("/subscribed", [.string(pattern), .float32(Float(rate))])]
-        for p in matched {
-            messages.append(Subscriptions<SocketAddress>.valueMessage(p, audio.sounding(p)))
-        }
+        let snapshot = audio
+        messages += publisher.subscriptions.withLock { table in matched.map { table.valueMessage($0, snapshot.sounding($0)) } }
         publisher.send(messages, to: endpoint)
         // A renewal (a controller re-subscribing every few minutes) is not news.
         log.log(level: renewal ? .debug : .info, "subscribed", metadata: ["subscriber": "\(endpoint)", "pattern": "\(pattern)", "rate": "\(rate)"])

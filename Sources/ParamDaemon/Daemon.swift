@@ -17,6 +17,8 @@ final class Daemon {
     var options: Settings
     let log: Logger
     var controller = Controller()
+    /// The OSC address space, built from the controller's registry.
+    var routes = RouteTable.builtIn
     /// The JACK client, or the renderer parked while there is no server (Jack/JackSession.swift).
     let jack: JackSession
     let sockets: [UDPSocket]
@@ -76,13 +78,15 @@ final class Daemon {
         let starting = life.startingController(options, log: log)
         self.life = life
         controller = starting
+        routes = RouteTable(registry: starting.registry)
         let server = options.serverName(environment: ProcessInfo.processInfo.environment)
-        let parked = Renderer(sampleRate: 48000, initial: { starting.target($0) })
+        let parked = Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) })
         let wake = FeedbackWake()
         jack = JackSession(name: options.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd)
         audio = parked.handles
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
-                              maxSubscribers: options.maxSubscribers, timeToLive: options.subscriptionTtl, log: log)
+                              maxSubscribers: options.maxSubscribers, timeToLive: options.subscriptionTtl,
+                              registry: starting.registry, log: log)
     }
 
     var listening: String { sockets.map(\.address.description).joined(separator: " and ") }

@@ -68,9 +68,11 @@ struct Lifecycle {
                 log.warning("state file \(store.path) is damaged (\(reason)); \(where_); starting from the config")
             }
         }
+        let registry = settings.registry
         let controller = Controller(
-            initial: { restored?.target($0) ?? settings.initialValue($0) },
-            defaults: { restored?.defaultAction($0) ?? settings.defaultAction($0) })
+            registry: registry,
+            initial: { restored?.target(registry[$0].name) ?? settings.initialValue($0) },
+            defaults: { restored?.defaultAction(registry[$0].name) ?? settings.defaultAction($0) })
         if store != nil { lastSaved = SavedState(controller) }
         return controller
     }

@@ -22,6 +22,16 @@ struct Options: ParsableCommand {
 
             OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise.
 
+            The config file may declare up to 64 more parameters, each animated like
+            the five, with an optional JACK CV port cv_NAME and OSC sent on:
+
+              [cutoff]
+              min = 20
+              max = 20000
+              domain = "log"
+              cv = true
+              send = { url = "osc.udp://127.0.0.1:57110/n_set", args = [1000, "cutoff", "$value"] }
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:
@@ -52,6 +62,11 @@ struct Options: ParsableCommand {
     @Option(help: ArgumentHelp("Connect out_1,out_2 to these two ports at start and after every reconnect.", valueName: "port,port"))
     var connect: String?
 
+    @Option(name: .customLong("connect-cv"), help: ArgumentHelp(
+        "Connect CV ports at start and after every reconnect: cv_NAME to PORT, for each NAME=PORT.",
+        valueName: "name=port[,name=port…]"))
+    var connectCV: String?
+
     @Flag(inversion: .prefixedNo, help: "Connect out_1,out_2 to the first two physical playback ports at start and after every reconnect (default: no).")
     var autoconnect: Bool?
 
@@ -75,6 +90,11 @@ struct Options: ParsableCommand {
     var logLevel: Logger.Level?
 
     mutating func validate() throws {
+        if let connectCV {
+            for item in Settings.splitConnections(connectCV) where Settings.splitCVConnection(item) == nil {
+                throw ValidationError("--connect-cv takes NAME=PORT pairs separated by commas, e.g. cutoff=synth:cutoff_in (got '\(item)')")
+            }
+        }
         if let connect, Settings.splitConnections(connect).count != 2 {
             throw ValidationError("--connect takes two ports separated by a comma, e.g. system:playback_1,system:playback_2 (got '\(connect)')")
         }

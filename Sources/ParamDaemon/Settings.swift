@@ -19,8 +19,11 @@ struct Settings: Equatable, Sendable {
     var maxSubscribers = 32
     var subscriptionTtl: Double = 600
     var logLevel: Logger.Level = .info
-    /// Each parameter's initial value and default action, as the config file gives them.
-    var parameters: [ParameterID: ParameterConfig] = [:]
+    /// Every parameter: the five of SPEC §3 as the config file sets them up, and the declared
+    /// ones (SPEC §8).
+    var registry = ParameterRegistry.builtIn
+    /// `--connect-cv` over `connect-cv`: parameter name → ports its `cv_<name>` goes to.
+    var connectCV: [String: [String]] = [:]
 
     /// Merges `options` (which win) over `file` over the defaults.
     init(options: Options, file: ConfigFile?, configPath: String?, environment: [String: String]) {
@@ -39,7 +42,8 @@ struct Settings: Equatable, Sendable {
         if let v = options.maxSubscribers ?? file.maxSubscribers { maxSubscribers = v }
         if let v = options.subscriptionTtl ?? file.subscriptionTtl { subscriptionTtl = v }
         if let v = options.logLevel ?? file.logLevel { logLevel = v }
-        parameters = file.parameters
+        registry = file.registry
+        connectCV = options.connectCV.map(Self.parseCVConnections) ?? file.connectCV ?? [:]
     }
 
     init() {}
@@ -55,13 +59,28 @@ struct Settings: Equatable, Sendable {
     /// The listening addresses: `bind`, or the two loopback addresses.
     var hosts: [String] { bind.isEmpty ? ["127.0.0.1", "::1"] : bind }
 
-    /// A parameter's target at start when no state is restored: the file's `initial`, else SPEC §3's.
-    func initialValue(_ p: ParameterID) -> Double { parameters[p]?.initial ?? p.initialValue }
+    /// A parameter's target at start when no state is restored: the file's `initial`, else SPEC §3's
+    /// (a declared parameter's default is its min).
+    func initialValue(_ p: ParameterID) -> Double { registry[p].initial }
 
     /// A parameter's default action from the file, completed with SPEC §3's.
-    func defaultAction(_ p: ParameterID) -> DefaultAction {
-        DefaultAction(seconds: parameters[p]?.seconds ?? DefaultAction.standard.seconds,
-                      curve: parameters[p]?.curve ?? DefaultAction.standard.curve)
+    func defaultAction(_ p: ParameterID) -> DefaultAction { registry[p].defaultAction }
+
+    /// `NAME=PORT`, split at the first `=`; nil when either side is empty.
+    static func splitCVConnection(_ text: String) -> (String, String)? {
+        guard let eq = text.firstIndex(of: "=") else { return nil }
+        let name = text[..<eq].trimmingCharacters(in: .whitespaces)
+        let port = text[text.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+        return name.isEmpty || port.isEmpty ? nil : (name, port)
+    }
+
+    /// `NAME=PORT[,NAME=PORT…]` (already validated by `Options`).
+    static func parseCVConnections(_ text: String) -> [String: [String]] {
+        var pairs: [String: [String]] = [:]
+        for item in splitConnections(text) {
+            if let (name, port) = splitCVConnection(item) { pairs[name, default: []].append(port) }
+        }
+        return pairs
     }
 
     static func splitConnections(_ text: String) -> [String] {

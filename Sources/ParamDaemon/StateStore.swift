@@ -22,39 +22,41 @@ struct SavedState: Codable, Equatable, Sendable {
     var version = SavedState.currentVersion
     var parameters: [String: Parameter]
 
+    /// Every parameter of the controller's registry, built-in and declared, by name.
     init(_ controller: Controller) {
         var parameters: [String: Parameter] = [:]
-        for p in ParameterID.allCases {
+        for p in controller.registry.ids {
             let action = controller.defaultAction(p)
-            parameters[p.name] = Parameter(target: controller.target(p), duration: action.seconds,
-                                           curve: action.curve.description)
+            parameters[controller.registry[p].name] = Parameter(target: controller.target(p), duration: action.seconds,
+                                                                curve: action.curve.description)
         }
         self.parameters = parameters
     }
 
-    /// The saved target of `p`, if the file had one.
-    func target(_ p: ParameterID) -> Double? { parameters[p.name]?.target }
+    /// The saved target of the parameter called `name`, if the file had one.
+    func target(_ name: String) -> Double? { parameters[name]?.target }
 
-    /// The saved default action of `p`, if the file had one (validated by `validate`).
-    func defaultAction(_ p: ParameterID) -> DefaultAction? {
-        guard let saved = parameters[p.name], let curve = try? TimingCurve.parse(saved.curve) else { return nil }
+    /// The saved default action of the parameter called `name`, if the file had one (checked by
+    /// `problem`).
+    func defaultAction(_ name: String) -> DefaultAction? {
+        guard let saved = parameters[name], let curve = try? TimingCurve.parse(saved.curve) else { return nil }
         return DefaultAction(seconds: saved.duration, curve: curve)
     }
 
-    /// Why this state cannot be used, or nil. Unknown parameter names are ignored (a newer
-    /// paramd may know more); a parameter the file lacks keeps its configured start.
+    /// Why this state cannot be used, or nil. A saved parameter the config no longer declares
+    /// is ignored (and kept out of the next write); one the file lacks keeps its configured
+    /// start; a saved target outside a changed range is clamped when restored.
     func problem() -> String? {
         guard version == Self.currentVersion else { return "unknown version \(version)" }
-        for p in ParameterID.allCases {
-            guard let saved = parameters[p.name] else { continue }
-            guard saved.target.isFinite else { return "\(p.name): target is not a finite number" }
+        for (name, saved) in parameters.sorted(by: { $0.key < $1.key }) {
+            guard saved.target.isFinite else { return "\(name): target is not a finite number" }
             guard saved.duration.isFinite, saved.duration >= 0, saved.duration <= Controller.maximumSeconds else {
-                return "\(p.name): duration \(saved.duration) is not 0…86400 s"
+                return "\(name): duration \(saved.duration) is not 0…86400 s"
             }
             do {
                 _ = try TimingCurve.parse(saved.curve)
             } catch {
-                return "\(p.name): \(error.description)"
+                return "\(name): \(error.description)"
             }
         }
         return nil

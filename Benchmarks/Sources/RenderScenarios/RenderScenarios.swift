@@ -73,7 +73,7 @@ public final class Rig: @unchecked Sendable {
                 mix(UInt64(out1[i].bitPattern))
                 mix(UInt64(out2[i].bitPattern))
             }
-            for p in ParameterID.allCases { mix(r.pointee.sounding(p).bitPattern) }
+            for p in ParameterID.builtIns { mix(r.pointee.sounding(p).bitPattern) }
             drainRings()
         }
         return hash
@@ -100,7 +100,7 @@ public final class Rig: @unchecked Sendable {
 
     private func start() {
         let tone = scenario.tone
-        var r = Renderer(sampleRate: sampleRate, initial: { $0 == .tone ? tone : $0.initialValue })
+        var r = Renderer(sampleRate: sampleRate, initial: { $0 == .tone ? tone : ParameterSpec.builtIns[$0.index].initial })
         for c in scenario.commands { _ = r.commands.push(TimedCommand(c)) }
         r.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2), out1: out1, out2: out2)
         let animating = r.counters.load(RenderCounter.animations.rawValue)
@@ -147,7 +147,7 @@ public func curve(_ text: String) -> TimingCurve {
 /// An endless back-and-forth animation of `p` from `from` to `to` along `curveText`, in the
 /// parameter's default domain (log for the frequency).
 public func moving(_ p: ParameterID, from: Double, to: Double, _ curveText: String) -> Command {
-    var spec = AnimationSpec(target: to, seconds: passSeconds, curve: curve(curveText), domain: p.defaultDomain)
+    var spec = AnimationSpec(target: to, seconds: passSeconds, curve: curve(curveText), domain: ParameterSpec.builtIns[p.index].domain)
     spec.from = from
     spec.repeatCount = .infinity
     spec.autoreverses = true

@@ -39,6 +39,9 @@ public struct AnimatedParameter: Sendable {
     public static var maxLayers: Int { 8 }
 
     public let id: ParameterID
+    /// The range every rendered value is clamped to (the parameter's `ParameterSpec`).
+    public let minimum: Double
+    public let maximum: Double
     /// The value sounding at the last rendered frame, clamped to the range.
     public private(set) var value: Double
     /// The model value: where the parameter is going, or rests.
@@ -53,10 +56,26 @@ public struct AnimatedParameter: Sendable {
 
     public var isAnimating: Bool { layerCount > 0 }
 
-    public init(id: ParameterID, value: Double) {
+    public init(id: ParameterID, minimum: Double, maximum: Double, value: Double) {
         self.id = id
-        self.value = id.clamp(value)
+        self.minimum = minimum
+        self.maximum = maximum
+        self.target = 0
+        self.value = 0
+        self.value = clamp(value)
         self.target = self.value
+    }
+
+    public init(id: ParameterID, spec: ParameterSpec, value: Double) {
+        self.init(id: id, minimum: spec.minimum, maximum: spec.maximum, value: value)
+    }
+
+    /// Realtime-safe. Clamps to the range; NaN becomes the minimum.
+    @inlinable @inline(__always)
+    func clamp(_ v: Double) -> Double {
+        if v >= maximum { return maximum }
+        if v >= minimum { return v }
+        return minimum
     }
 
     /// Realtime-safe. The value the layers sound at `frame` (not yet rendered), clamped.
@@ -69,7 +88,7 @@ public struct AnimatedParameter: Sendable {
             sum += layers[i].value(atOffset: offset, track: &track) - layers[i].target
             i &+= 1
         }
-        return id.clamp(sum)
+        return clamp(sum)
     }
 
     /// Realtime-safe. Ends every layer with `finished` 0 at `frame`; returns the sounding value.
@@ -169,7 +188,7 @@ public struct AnimatedParameter: Sendable {
                 if offset >= end { ended = true }
                 k &+= 1
             }
-            value = id.clamp(sum)
+            value = clamp(sum)
             out[i] = value
             if ended { removeEndedLayers(atFrame: frame, reporter: reporter) }
             i &+= 1
@@ -211,7 +230,7 @@ public struct AnimatedParameter: Sendable {
                 let eased = layer.curve.value(at: p, state: &layer.state)
                 v = layer.domain.decode(layer.fromEncoded + layer.deltaEncoded * eased)
             }
-            value = id.clamp(base + (v - layer.target))
+            value = clamp(base + (v - layer.target))
             out[i] = value
             within &+= 1
             if within == passFrames {
@@ -236,7 +255,7 @@ public struct AnimatedParameter: Sendable {
                     // It rests where it ended: its final offset moves into the target, so
                     // nothing jumps. (Only the newest layer can end away from its target.)
                     let final = layer.value(atOffset: layer.totalFrames, track: &track)
-                    target = id.clamp(target + final - layer.target)
+                    target = clamp(target + final - layer.target)
                     reporter.targetMoved(id, to: target, serial: serial)
                 }
                 var j = k

@@ -21,6 +21,8 @@ public struct ControlResult: Sendable {
 /// Control thread only. Pure logic: the daemon hands it decoded messages and a way to read the
 /// sounding values, and sends what it returns.
 public struct Controller: Sendable {
+    /// Every parameter: names, ranges, domains (ids index the arrays below).
+    public private(set) var registry: ParameterRegistry
     /// Model values: the last target asked for, per parameter.
     public private(set) var targets: [Double]
     public private(set) var defaults: [DefaultAction]
@@ -33,11 +35,37 @@ public struct Controller: Sendable {
     public static let maximumSeconds: Double = 24 * 3600
     public static let a4Range: ClosedRange<Double> = 400...480
 
-    public init(initial: (ParameterID) -> Double = { $0.initialValue },
-                defaults: (ParameterID) -> DefaultAction = { _ in .standard }) {
-        targets = ParameterID.allCases.map { $0.clamp(initial($0)) }
-        self.defaults = ParameterID.allCases.map(defaults)
-        serials = Array(repeating: 0, count: ParameterID.count)
+    /// `initial` and `defaults` default to each parameter's `ParameterSpec`.
+    public init(registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
+                defaults: ((ParameterID) -> DefaultAction)? = nil) {
+        self.registry = registry
+        let capacity = ParameterRegistry.capacity
+        targets = Array(repeating: 0, count: capacity)
+        self.defaults = Array(repeating: .standard, count: capacity)
+        serials = Array(repeating: 0, count: capacity)
+        for p in registry.ids {
+            let spec = registry[p]
+            targets[p.index] = spec.clamp(initial?(p) ?? spec.initial)
+            self.defaults[p.index] = defaults?(p) ?? spec.defaultAction
+        }
+    }
+
+    /// Control thread. A new registry (a reloaded config file): parameters that stay keep their
+    /// targets (clamped to a changed range) and default actions unless `defaults` says
+    /// otherwise; new ones start at `initial`; removed ones are forgotten.
+    public mutating func replaceRegistry(_ new: ParameterRegistry, initial: (ParameterID) -> Double,
+                                         defaults: (ParameterID) -> DefaultAction) {
+        for p in new.ids {
+            let spec = new[p]
+            if registry.spec(p)?.name == spec.name {
+                targets[p.index] = spec.clamp(targets[p.index])
+            } else {
+                targets[p.index] = spec.clamp(initial(p))
+                serials[p.index] = 0
+            }
+            self.defaults[p.index] = defaults(p)
+        }
+        registry = new
     }
 
     public func target(_ p: ParameterID) -> Double { targets[Int(p.rawValue)] }
@@ -67,7 +95,7 @@ public struct Controller: Sendable {
             switch route.action {
             case .animate(let p):
                 let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
-                                                  value: { $0 }, domain: p.defaultDomain, result: &result)
+                                                  value: { $0 }, domain: registry[p].domain, result: &result)
                 commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
             case .note:
                 let p = ParameterID.frequency
@@ -91,7 +119,7 @@ public struct Controller: Sendable {
                 commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
             case .stopAll:
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
-                for p in ParameterID.allCases {
+                for p in registry.ids {
                     commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
                 }
             case .setDefault(let p):
@@ -108,8 +136,8 @@ public struct Controller: Sendable {
                 a4 = clamped
             case .get(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
-                result.replies.append(OSCMessage("/\(p.name)", [.float32(Float(sounding(p)))]))
-                result.replies.append(OSCMessage("/\(p.name)/target", [.float32(Float(target(p)))]))
+                result.replies.append(OSCMessage("/\(registry.name(p))", [.float32(Float(sounding(p)))]))
+                result.replies.append(OSCMessage("/\(registry.name(p))/target", [.float32(Float(target(p)))]))
             default:
                 throw ControlError("not a parameter route")
             }
@@ -196,9 +224,10 @@ public struct Controller: Sendable {
         }
         let wanted = toValue(raw)
         guard wanted.isFinite else { throw ControlError("the value maps outside any usable range") }
-        let target = p.clamp(wanted)
+        let range = registry[p]
+        let target = range.clamp(wanted)
         if target != wanted {
-            result.replies.append(warning(address, "\(p.name) \(wanted) is outside \(p.minimum)…\(p.maximum); clamped to \(target)"))
+            result.replies.append(warning(address, "\(range.name) \(wanted) is outside \(range.minimum)…\(range.maximum); clamped to \(target)"))
         }
 
         let action = defaultAction(p)
@@ -229,7 +258,7 @@ public struct Controller: Sendable {
                 }
                 let y = toValue(x)
                 guard y.isFinite else { throw ControlError("'from' maps outside any usable range") }
-                spec.from = p.clamp(y)
+                spec.from = range.clamp(y)
             case "velocity":
                 guard let x = v.numericValue, x.isFinite else { throw ControlError("'velocity' needs a finite number of units per second") }
                 spec.velocity = x
@@ -266,7 +295,8 @@ public struct Controller: Sendable {
         guard let first = args.first else { throw ControlError("expects a duration and values") }
         var spec = KeyframeSpec()
         spec.seconds = try Self.seconds(first, "the duration")
-        spec.domain = p.defaultDomain
+        let range = registry[p]
+        spec.domain = range.domain
         var values: [Double] = []
         var i = 1
         while i < args.count, let v = args[i].numericValue {
@@ -281,10 +311,10 @@ public struct Controller: Sendable {
         spec.count = values.count
         var clamped = false
         for (k, v) in values.enumerated() {
-            spec.values[k] = p.clamp(v)
+            spec.values[k] = range.clamp(v)
             if spec.values[k] != v { clamped = true }
         }
-        if clamped { result.replies.append(warning(address, "keyframe values outside \(p.minimum)…\(p.maximum) were clamped")) }
+        if clamped { result.replies.append(warning(address, "keyframe values outside \(range.minimum)…\(range.maximum) were clamped")) }
         for k in 0..<values.count {
             spec.times[k] = values.count > 1 ? Double(k) / Double(values.count - 1) : 1
         }

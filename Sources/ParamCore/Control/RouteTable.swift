@@ -36,28 +36,46 @@ public struct Route: Sendable {
     public let summary: String
 }
 
-/// Every OSC address paramd answers, in one table (docs/OSC.md is checked against it).
-public enum RouteTable {
-    public static let routes: [Route] = {
+/// Every OSC address paramd answers, in one table built from the parameter registry (docs/OSC.md
+/// is checked against it, with declared parameters present).
+public struct RouteTable: Sendable {
+    public let routes: [Route]
+    private let byAddress: [String: Route]
+
+    /// The five built-in parameters' table.
+    public static let builtIn = RouteTable(registry: .builtIn)
+
+    public init(registry: ParameterRegistry) {
+        routes = Self.routes(registry)
+        var table: [String: Route] = [:]
+        for r in routes { table[r.address] = r }
+        byAddress = table
+    }
+
+    /// Control thread.
+    public func route(for address: String) -> Route? { byAddress[address] }
+
+    private static func routes(_ registry: ParameterRegistry) -> [Route] {
         var routes: [Route] = []
-        for p in ParameterID.allCases {
+        for p in registry.ids {
+            let name = registry[p].name
             routes.append(Route(
-                address: "/\(p.name)", action: .animate(p),
+                address: "/\(name)", action: .animate(p),
                 arguments: "value [duration [curve]] [option value]…",
-                summary: "animate \(p.name) to value"))
+                summary: "animate \(name) to value"))
             routes.append(Route(
-                address: "/\(p.name)/get", action: .get(p), arguments: "",
-                summary: "reply /\(p.name) f value and /\(p.name)/target f target"))
+                address: "/\(name)/get", action: .get(p), arguments: "",
+                summary: "reply /\(name) f value and /\(name)/target f target"))
             routes.append(Route(
-                address: "/\(p.name)/stop", action: .stop(p), arguments: "",
-                summary: "freeze \(p.name) at the sounding value; the animation in flight ends with finished 0"))
+                address: "/\(name)/stop", action: .stop(p), arguments: "",
+                summary: "freeze \(name) at the sounding value; the animation in flight ends with finished 0"))
             routes.append(Route(
-                address: "/\(p.name)/default", action: .setDefault(p), arguments: "duration [curve]",
-                summary: "set the default action of \(p.name)"))
+                address: "/\(name)/default", action: .setDefault(p), arguments: "duration [curve]",
+                summary: "set the default action of \(name)"))
             routes.append(Route(
-                address: "/\(p.name)/keyframes", action: .keyframes(p),
+                address: "/\(name)/keyframes", action: .keyframes(p),
                 arguments: "duration v0 v1 … vk [times t0 … tk] [curves c0 … ck-1] [calc linear|discrete|cubic|paced] [repeat n] [autoreverse b] [delay s] [id n]",
-                summary: "animate \(p.name) through up to 32 values"))
+                summary: "animate \(name) through up to 32 values"))
         }
         routes += [
             Route(address: "/note", action: .note,
@@ -81,14 +99,5 @@ public enum RouteTable {
                   summary: "reply /param s name f min f max f value f target s unit f duration s curve, per parameter"),
         ]
         return routes
-    }()
-
-    private static let byAddress: [String: Route] = {
-        var table: [String: Route] = [:]
-        for r in routes { table[r.address] = r }
-        return table
-    }()
-
-    /// Control thread.
-    public static func route(for address: String) -> Route? { byAddress[address] }
+    }
 }

@@ -26,16 +26,18 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
             self.endpoint = endpoint
             self.patterns = []
             self.expires = expires
-            rate = Array(repeating: nil, count: ParameterID.count)
-            lastSent = Array(repeating: nil, count: ParameterID.count)
-            lastSentTime = Array(repeating: -.infinity, count: ParameterID.count)
-            pending = Array(repeating: nil, count: ParameterID.count)
+            rate = Array(repeating: nil, count: ParameterRegistry.capacity)
+            lastSent = Array(repeating: nil, count: ParameterRegistry.capacity)
+            lastSentTime = Array(repeating: -.infinity, count: ParameterRegistry.capacity)
+            pending = Array(repeating: nil, count: ParameterRegistry.capacity)
         }
 
-        mutating func recomputeRates() {
-            for p in ParameterID.allCases {
+        mutating func recomputeRates(_ registry: ParameterRegistry) {
+            for k in rate.indices { rate[k] = nil }
+            for p in registry.ids {
+                let address = "/\(registry[p].name)"
                 var best: Double? = nil
-                for pattern in patterns where pattern.matcher.matches("/\(p.name)") {
+                for pattern in patterns where pattern.matcher.matches(address) {
                     // 0 (every period) is the fastest; otherwise the highest rate wins.
                     if pattern.rate == 0 { best = 0 } else if let b = best, b == 0 { } else { best = max(best ?? 0, pattern.rate) }
                 }
@@ -49,12 +51,40 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
     public private(set) var subscribers: [Subscriber] = []
     public var maxSubscribers: Int
     public var timeToLive: Double
+    /// The parameters there are; a new one (a reloaded config) is matched against every
+    /// pattern again, and a removed one is no longer followed.
+    public var registry: ParameterRegistry {
+        didSet {
+            addresses = Self.addresses(registry)
+            for i in subscribers.indices {
+                subscribers[i].recomputeRates(registry)
+                for k in 0..<ParameterRegistry.capacity where registry.spec(ParameterID(index: k))?.name != oldValue.spec(ParameterID(index: k))?.name {
+                    subscribers[i].lastSent[k] = nil
+                    subscribers[i].pending[k] = nil
+                }
+            }
+        }
+    }
+    /// `/<name>` and `/<name>/done` by id.
+    private var addresses: (value: [String], done: [String])
     public static var defaultRate: Double { 60 }
     public static var maximumRate: Double { 10_000 }
 
-    public init(maxSubscribers: Int = 32, timeToLive: Double = 600) {
+    public init(maxSubscribers: Int = 32, timeToLive: Double = 600, registry: ParameterRegistry = .builtIn) {
         self.maxSubscribers = maxSubscribers
         self.timeToLive = timeToLive
+        self.registry = registry
+        addresses = Self.addresses(registry)
+    }
+
+    private static func addresses(_ registry: ParameterRegistry) -> (value: [String], done: [String]) {
+        var value = Array(repeating: "", count: ParameterRegistry.capacity)
+        var done = value
+        for p in registry.ids {
+            value[p.index] = "/\(registry[p].name)"
+            done[p.index] = "/\(registry[p].name)/done"
+        }
+        return (value, done)
     }
 
     public var count: Int { subscribers.count }
@@ -79,8 +109,8 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         subscribers[i].expires = now + timeToLive
         subscribers[i].patterns.removeAll { $0.text == pattern }
         subscribers[i].patterns.append(Pattern(text: pattern, matcher: matcher, rate: rate))
-        subscribers[i].recomputeRates()
-        return ParameterID.allCases.filter { matcher.matches("/\($0.name)") }
+        subscribers[i].recomputeRates(registry)
+        return registry.ids.filter { matcher.matches(addresses.value[$0.index]) }
     }
 
     /// Removes `pattern` (every pattern when nil) of `endpoint`. True when something went.
@@ -92,7 +122,7 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
             subscribers[i].patterns.removeAll { $0.text == pattern }
             if subscribers[i].patterns.count == before { return false }
             if !subscribers[i].patterns.isEmpty {
-                subscribers[i].recomputeRates()
+                subscribers[i].recomputeRates(registry)
                 return true
             }
         }
@@ -135,7 +165,7 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
     public var nextFlush: Double? {
         var best: Double? = nil
         for s in subscribers {
-            for k in 0..<ParameterID.count where s.pending[k] != nil {
+            for k in s.pending.indices where s.pending[k] != nil {
                 guard let rate = s.rate[k] else { continue }
                 let due = s.lastSentTime[k] + (rate == 0 ? 0 : 1 / rate)
                 best = min(best ?? due, due)
@@ -174,7 +204,7 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
             if now - subscribers[i].lastSentTime[k] >= interval {
                 if index == nil {
                     index = outbox.messages.count
-                    outbox.messages.append(Self.valueMessage(p, value))
+                    outbox.messages.append(valueMessage(p, value))
                 }
                 outbox.sends.append((i, index!))
                 subscribers[i].lastSent[k] = Double(Float(value))
@@ -189,13 +219,13 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
     /// Held values whose interval has passed.
     public mutating func flush(now: Double, into outbox: inout Outbox) {
         for i in subscribers.indices {
-            for p in ParameterID.allCases {
+            for p in registry.ids {
                 let k = Int(p.rawValue)
                 guard let value = subscribers[i].pending[k], let rate = subscribers[i].rate[k] else { continue }
                 let interval = rate == 0 ? 0 : 1 / rate
                 if now - subscribers[i].lastSentTime[k] >= interval {
                     outbox.sends.append((i, outbox.messages.count))
-                    outbox.messages.append(Self.valueMessage(p, value))
+                    outbox.messages.append(valueMessage(p, value))
                     subscribers[i].lastSent[k] = Double(Float(value))
                     subscribers[i].lastSentTime[k] = now
                     subscribers[i].pending[k] = nil
@@ -212,8 +242,8 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         var arguments: [OSCArgument] = [.int32(finished ? 1 : 0)]
         if let tag { arguments.append(.int32(tag)) }
         let final = outbox.messages.count
-        outbox.messages.append(Self.valueMessage(p, value))
-        outbox.messages.append(OSCMessage(FeedbackAddresses.done[k], arguments))
+        outbox.messages.append(valueMessage(p, value))
+        outbox.messages.append(OSCMessage(addresses.done[k], arguments))
         for i in subscribers.indices where subscribers[i].rate[k] != nil {
             outbox.sends.append((i, final))
             outbox.sends.append((i, final + 1))
@@ -250,13 +280,8 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         return resolve(outbox)
     }
 
-    public static func valueMessage(_ p: ParameterID, _ value: Double) -> OSCMessage {
-        OSCMessage(FeedbackAddresses.value[Int(p.rawValue)], [.float32(Float(value))])
+    /// `/<name> f value`.
+    public func valueMessage(_ p: ParameterID, _ value: Double) -> OSCMessage {
+        OSCMessage(addresses.value[p.index], [.float32(Float(value))])
     }
-}
-
-/// The feedback addresses, built once (a generic type cannot hold static stored properties).
-private enum FeedbackAddresses {
-    static let value = ParameterID.allCases.map { "/\($0.name)" }
-    static let done = ParameterID.allCases.map { "/\($0.name)/done" }
 }

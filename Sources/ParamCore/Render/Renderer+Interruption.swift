@@ -5,8 +5,8 @@ extension Renderer {
     /// sounding when rendering stopped (SPEC §5). The renderer is not rendered again.
     public func interruptedAnimations() -> [Event] {
         var ended: [Event] = []
-        for p in ParameterID.allCases {
-            let parameter = params[Int(p.rawValue)]
+        for p in parameterIDs {
+            let parameter = params[p.index]
             for k in 0..<parameter.layerCount {
                 let layer = parameter.layers[k]
                 ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag, hasTag: layer.hasTag))

@@ -66,7 +66,15 @@ public struct Renderer: @unchecked Sendable {
     /// Commands that can wait for their frame at once (delays, future time tags).
     public static var scheduleCapacity: Int { 256 }
 
-    @usableFromInline var params: InlineArray<5, AnimatedParameter>
+    /// Every parameter slot of the registry (`ParameterRegistry.capacity`), by id: the five of
+    /// the signal path, then declared ones. Slots not in use are left uninitialised (so their
+    /// memory is never touched) until a parameter is declared in them.
+    @usableFromInline let params: UnsafeMutablePointer<AnimatedParameter>
+    /// What each slot drives beyond the signal path: its CV port's scaling.
+    @usableFromInline let outputs: UnsafeMutablePointer<ParameterOutput>
+    /// The declared parameters in use, by id, in order; `declaredCount` of them.
+    @usableFromInline let declared: UnsafeMutablePointer<ParameterID>
+    @usableFromInline var declaredCount = 0
 
     /// Oscillator phase in radians, in [0, 2π).
     public private(set) var phase: Double = 0
@@ -85,7 +93,8 @@ public struct Renderer: @unchecked Sendable {
     /// as Double bit patterns. Written by the audio thread, read by the control thread.
     public let snapshot: AtomicCells
     public let counters: AtomicCells
-    /// Scratch: one chunk of per-frame values for each of the five parameters.
+    /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
+    /// path, and one that declared parameters take in turn.
     @usableFromInline let scratch: UnsafeMutablePointer<Double>
     @usableFromInline let schedule: UnsafeMutablePointer<ScheduledCommand>
     @usableFromInline var scheduled = 0
@@ -106,21 +115,33 @@ public struct Renderer: @unchecked Sendable {
     /// messages a second at 64-frame periods (about 70 commands a period) with room to spare,
     /// and no larger: every page of a ring is touched as it wraps, so its size is memory a
     /// long-running paramd keeps.
-    public init(sampleRate: Double, initial: (ParameterID) -> Double = { $0.initialValue },
+    public init(sampleRate: Double, registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
                 commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
-        params = InlineArray { i in AnimatedParameter(id: ParameterID(rawValue: UInt8(i))!, value: initial(ParameterID(rawValue: UInt8(i))!)) }
+        let capacity = ParameterRegistry.capacity
+        params = .allocate(capacity: capacity)
+        outputs = .allocate(capacity: capacity)
+        outputs.initialize(repeating: ParameterOutput(), count: capacity)
+        declared = .allocate(capacity: ParameterRegistry.maximumDeclared)
         commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
         events = SPSCRing(capacity: eventCapacity)
         updates = SPSCRing(capacity: 1024)
-        snapshot = AtomicCells(count: 2 * ParameterID.count)
+        snapshot = AtomicCells(count: 2 * capacity)
         counters = AtomicCells(count: RenderCounter.allCases.count)
-        scratch = .allocate(capacity: ParameterID.count * Self.chunkFrames)
-        scratch.initialize(repeating: 0, count: ParameterID.count * Self.chunkFrames)
+        scratch = .allocate(capacity: (ParameterID.builtInCount + 1) * Self.chunkFrames)
+        scratch.initialize(repeating: 0, count: (ParameterID.builtInCount + 1) * Self.chunkFrames)
         schedule = .allocate(capacity: Self.scheduleCapacity)
-        for p in ParameterID.allCases {
-            snapshot.storeDouble(2 * Int(p.rawValue), params[Int(p.rawValue)].value)
-            snapshot.storeDouble(2 * Int(p.rawValue) + 1, params[Int(p.rawValue)].target)
+        for p in registry.ids {
+            let spec = registry[p]
+            let value = initial?(p) ?? spec.initial
+            (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value))
+            outputs[p.index] = ParameterOutput(spec)
+            if !p.isBuiltIn {
+                declared[declaredCount] = p
+                declaredCount += 1
+            }
+            snapshot.storeDouble(2 * p.index, params[p.index].value)
+            snapshot.storeDouble(2 * p.index + 1, params[p.index].target)
         }
     }
 
@@ -133,6 +154,9 @@ public struct Renderer: @unchecked Sendable {
         counters.deallocate()
         scratch.deallocate()
         schedule.deallocate()
+        params.deallocate()
+        outputs.deallocate()
+        declared.deallocate()
     }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
@@ -141,7 +165,12 @@ public struct Renderer: @unchecked Sendable {
     public func renderedTarget(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue) + 1) }
 
     /// Only while the audio thread is not running (tests, after the client closed).
-    public func parameter(_ p: ParameterID) -> AnimatedParameter { params[Int(p.rawValue)] }
+    public func parameter(_ p: ParameterID) -> AnimatedParameter { params[p.index] }
+
+    /// Only while the audio thread is not running. The parameters in use, built-ins first.
+    public var parameterIDs: [ParameterID] {
+        ParameterID.builtIns + (0..<declaredCount).map { declared[$0] }
+    }
 
     /// Realtime-safe. Follows a sample-rate change: durations stay right in seconds for
     /// animations started from now on.
@@ -163,6 +192,7 @@ public struct Renderer: @unchecked Sendable {
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
+                                cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
                                 reportValues: Bool = true) {
         if let jackFrame {
             if let last = lastJackFrame {
@@ -184,8 +214,13 @@ public struct Renderer: @unchecked Sendable {
         applyDue(atFrame: start)
         drainCommands(periodStart: start, periodEnd: end)
         var i = 0
-        while i < ParameterID.count {
+        while i < ParameterID.builtInCount {
             params[i].movedThisPeriod = false
+            i &+= 1
+        }
+        i = 0
+        while i < declaredCount {
+            params[declared[i].index].movedThisPeriod = false
             i &+= 1
         }
 
@@ -198,7 +233,7 @@ public struct Renderer: @unchecked Sendable {
                 let n = min(Self.chunkFrames, stop &- done)
                 renderChunk(first: start &+ UInt64(done), count: n,
                             in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
-                            out1: out1 + done, out2: out2 + done)
+                            out1: out1 + done, out2: out2 + done, cv: cv, offset: done)
                 done &+= n
             }
             position = next
@@ -361,7 +396,8 @@ public struct Renderer: @unchecked Sendable {
     @_noLocks
     mutating func renderChunk(first: UInt64, count: Int,
                               in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
-                              out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
+                              out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
+                              cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int) {
         let c = Self.chunkFrames
         let vol = scratch, ton = scratch + c, frq = scratch + 2 * c, pn = scratch + 3 * c, inp = scratch + 4 * c
         let r = reporter
@@ -370,6 +406,7 @@ public struct Renderer: @unchecked Sendable {
         let freqMoves = params[2].render(into: frq, first: first, count: count, reporter: r)
         let panMoves = params[3].render(into: pn, first: first, count: count, reporter: r)
         _ = params[4].render(into: inp, first: first, count: count, reporter: r)
+        renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset)
 
         let twoPi = 2 * Double.pi
         let radiansPerHz = twoPi / sampleRate
@@ -418,13 +455,44 @@ public struct Renderer: @unchecked Sendable {
         phase = ph
     }
 
+    /// Realtime-safe. The declared parameters of one chunk, and every CV port: a declared
+    /// parameter that does not move and has no port costs a test of its layer count; one with
+    /// a port and at rest fills it with its value.
+    @_noLocks
+    mutating func renderDeclaredAndCV(first: UInt64, count: Int,
+                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int) {
+        let shared = scratch + ParameterID.builtInCount * Self.chunkFrames
+        let r = reporter
+        var i = 0
+        while i < declaredCount {
+            let k = declared[i].index
+            let port = cv.flatMap { $0[k] }
+            if params[k].layerCount == 0 {
+                if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
+            } else {
+                _ = params[k].render(into: shared, first: first, count: count, reporter: r)
+                if let port { outputs[k].write(port + offset, from: shared, count: count) }
+            }
+            i &+= 1
+        }
+        guard let cv else { return }
+        // The five of the signal path, from their scratch, when they have a port.
+        var b = 0
+        while b < ParameterID.builtInCount {
+            if let port = cv[b] { outputs[b].write(port + offset, from: scratch + b * Self.chunkFrames, count: count) }
+            b &+= 1
+        }
+    }
+
     @_noLocks
     mutating func finishPeriod(reportValues: Bool) {
         counters.add(RenderCounter.periods.rawValue, 1)
         var animating: UInt64 = 0
         var values: UInt64 = 0
-        var i = 0
-        while i < ParameterID.count {
+        var n = 0
+        while n < ParameterID.builtInCount + declaredCount {
+            let i = n < ParameterID.builtInCount ? n : declared[n - ParameterID.builtInCount].index
+            n &+= 1
             // Fields read in place: a parameter, with its layers and keyframe track, is a few
             // KB, too much to copy five times a period on the audio thread.
             let value = params[i].value
@@ -441,10 +509,63 @@ public struct Renderer: @unchecked Sendable {
                     counters.add(RenderCounter.droppedEvents.rawValue, 1)
                 }
             }
-            i &+= 1
         }
         if values > 0 { counters.add(RenderCounter.valueEvents.rawValue, values) }
         counters.store(RenderCounter.animations.rawValue, animating)
         counters.store(RenderCounter.scheduled.rawValue, UInt64(scheduled))
+    }
+}
+
+/// What a parameter slot drives beyond the signal path, as the audio thread needs it: whether
+/// it has a CV port and how values are scaled for it (SPEC §8.1).
+@usableFromInline
+struct ParameterOutput: BitwiseCopyable {
+    /// 0: no CV port; 1: the value in its own units; 2: 0…1 across min…max in its domain.
+    @usableFromInline var scale: UInt8 = 0
+    @usableFromInline var domain: ValueDomain = .linear
+    /// The domain's encoding of min, and of max minus that (unit scaling).
+    @usableFromInline var low = 0.0
+    @usableFromInline var span = 1.0
+
+    init() {}
+
+    init(_ spec: ParameterSpec) {
+        domain = spec.domain
+        switch spec.cv {
+        case nil: scale = 0
+        case .value?: scale = 1
+        case .unit?:
+            scale = 2
+            low = spec.domain.encode(spec.minimum)
+            span = spec.domain.encode(spec.maximum) - low
+            if !(span > 0) { span = 1 }
+        }
+    }
+
+    /// Realtime-safe. One sample as the port carries it.
+    @_noLocks @inline(__always)
+    func sample(_ v: Double) -> Float {
+        if scale == 2 {
+            let u = (domain.encode(v) - low) / span
+            return Float(u < 0 ? 0 : (u > 1 ? 1 : u))
+        }
+        return Float(v)
+    }
+
+    /// Realtime-safe.
+    @_noLocks
+    func write(_ port: UnsafeMutablePointer<Float>, from values: UnsafePointer<Double>, count: Int) {
+        var i = 0
+        if scale == 2 {
+            while i < count { port[i] = sample(values[i]); i &+= 1 }
+        } else {
+            while i < count { port[i] = Float(values[i]); i &+= 1 }
+        }
+    }
+
+    /// Realtime-safe. A parameter at rest.
+    @_noLocks
+    func fill(_ port: UnsafeMutablePointer<Float>, value: Double, count: Int) {
+        port.update(repeating: sample(value), count: count)
     }
 }

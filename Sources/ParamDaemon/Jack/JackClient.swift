@@ -24,11 +24,13 @@ final class JackClient {
     /// The renderer's handles, taken before the audio thread owns it: what the control
     /// thread uses instead of ever reading the renderer while the client is active.
     let handles: RendererHandles
+    /// Full names of the CV ports, `paramd:cv_cutoff`, in registry order.
+    let cvNames: [String]
 
     /// Opens the client (never starting a server) and registers its ports; not yet active.
     /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
     /// `controlWake` (an eventfd) the control loop when the server goes away.
-    init(name: String, server: String?, wake: FeedbackWake, controlWake: Int32,
+    init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, controlWake: Int32,
          makeRenderer: (Double) -> Renderer) throws(JackError) {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
@@ -51,6 +53,32 @@ final class JackClient {
         let in2 = try register("in_2", JackPortIsInput)
         let out1 = try register("out_1", JackPortIsOutput)
         let out2 = try register("out_2", JackPortIsOutput)
+        // CV ports (SPEC §8.1), one per parameter with `cv`, registered before activation.
+        let capacity = ParameterRegistry.capacity
+        let cvSlots = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+        let cvPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
+        cvPorts.initialize(repeating: nil, count: capacity)
+        let cvBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: capacity)
+        cvBuffers.initialize(repeating: nil, count: capacity)
+        var cvCount = 0
+        var cvPretty: [(OpaquePointer, String)] = []
+        for p in registry.ids {
+            let spec = registry[p]
+            guard let scale = spec.cv else { continue }
+            let port: OpaquePointer
+            do {
+                port = try register("cv_\(spec.name)", JackPortIsOutput)
+            } catch {
+                cvSlots.deallocate(); cvPorts.deallocate(); cvBuffers.deallocate()
+                throw error
+            }
+            cvPorts[p.index] = port
+            cvSlots[cvCount] = p.index
+            cvCount += 1
+            let units = scale == .unit ? "0…1 across \(spec.minimum)…\(spec.maximum)" : (spec.unit.isEmpty ? "value" : spec.unit)
+            cvPretty.append((port, "paramd \(spec.name) (CV, \(units))"))
+        }
+        cvNames = cvPretty.map { String(cString: jack_port_name($0.0)) }
         let sampleRate = AtomicCells(count: 1)
         sampleRate.storeDouble(0, rate)
         let clockOffset = AtomicCells(count: 1, initial: ClockOffset.unknown)
@@ -60,7 +88,8 @@ final class JackClient {
         context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
-                                              threadID: AtomicCells(count: 1), controlWake: controlWake))
+                                              threadID: AtomicCells(count: 1), controlWake: controlWake,
+                                              cvSlots: cvSlots, cvCount: cvCount, cvPorts: cvPorts, cvBuffers: cvBuffers))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -68,6 +97,11 @@ final class JackClient {
         for (port, pretty) in [(in1, "paramd input 1"), (in2, "paramd input 2"),
                                (out1, "paramd output 1 (left)"), (out2, "paramd output 2 (right)")] {
             _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), pretty, nil)
+        }
+        // CV ports say so, for CV-aware hosts (Carla, Ardour) and patchbays.
+        for (port, pretty) in cvPretty {
+            _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), pretty, nil)
+            _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_signal_type_key(), "CV", "text/plain")
         }
 
         let arg = UnsafeMutableRawPointer(context)
@@ -118,6 +152,22 @@ final class JackClient {
     }
     var inputNames: [String] {
         [context.pointee.in1, context.pointee.in2].map { String(cString: jack_port_name($0)) }
+    }
+
+    /// Connects `cv_<name>` to each of `destinations` by parameter name. Returns the failures.
+    func connectCV(_ destinations: [String: [String]]) -> [String] {
+        var failures: [String] = []
+        for (name, ports) in destinations.sorted(by: { $0.key < $1.key }) {
+            guard let source = cvNames.first(where: { $0.hasSuffix(":cv_\(name)") }) else {
+                failures.append("cv_\(name) (no such CV port)")
+                continue
+            }
+            for destination in ports {
+                let rc = jack_connect(client, source, destination)
+                if rc != 0 && rc != 17 { failures.append("\(source) → \(destination) (code \(rc))") }
+            }
+        }
+        return failures
     }
 
     /// Connects out_1 and out_2 to `destinations` (in order). Returns the failures.
@@ -171,6 +221,9 @@ final class JackClient {
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
         context.pointee.threadID.deallocate()
+        context.pointee.cvSlots.deallocate()
+        context.pointee.cvPorts.deallocate()
+        context.pointee.cvBuffers.deallocate()
         context.deinitialize(count: 1)
         context.deallocate()
         return renderer

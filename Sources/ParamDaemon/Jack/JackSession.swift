@@ -58,11 +58,11 @@ final class JackSession {
     /// Opens a client on the server and activates it, with a renderer from `makeRenderer`
     /// (given the server's sample rate). On success the parked renderer is returned: the
     /// caller switches every reader of it to the new handles, then deallocates it.
-    func connect(makeRenderer: (Double) -> Renderer) throws(JackError) -> Renderer {
+    func connect(registry: ParameterRegistry, makeRenderer: (Double) -> Renderer) throws(JackError) -> Renderer {
         precondition(client == nil, "already connected")
         JackEvents.shared.serverGone.store(false, ordering: .relaxed)  // no client is left to set it
-        let fresh = try JackClient(name: requestedName, server: server, wake: wake, controlWake: controlWake,
-                                   makeRenderer: makeRenderer)
+        let fresh = try JackClient(name: requestedName, server: server, registry: registry, wake: wake,
+                                   controlWake: controlWake, makeRenderer: makeRenderer)
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()
         do {
@@ -118,6 +118,8 @@ final class JackSession {
     // MARK: Pass-throughs to the client, when there is one
 
     var outputNames: [String] { client?.outputNames ?? [] }
+    var cvNames: [String] { client?.cvNames ?? [] }
+    func connectCV(_ destinations: [String: [String]]) -> [String] { client?.connectCV(destinations) ?? [] }
     func physicalPlaybackPorts() -> [String] { client?.physicalPlaybackPorts() ?? [] }
     func connectOutputs(to destinations: [String]) -> [String] { client?.connectOutputs(to: destinations) ?? [] }
 }

@@ -27,6 +27,12 @@ struct ProcessContext {
     let threadID: AtomicCells
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
+    /// CV ports (SPEC §8.1): `cvCount` parameter slots in `cvSlots`, their ports in `cvPorts`
+    /// by slot, and each period's port buffers in `cvBuffers` by slot (nil: no port).
+    let cvSlots: UnsafeMutablePointer<Int>
+    let cvCount: Int
+    let cvPorts: UnsafeMutablePointer<OpaquePointer?>
+    let cvBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
 }
 
 enum ClockOffset {
@@ -63,6 +69,15 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         let tid = _unsafePerformance { paramd_gettid() }  // once: a syscall that never waits
         context.pointee.threadID.store(0, UInt64(tid))
     }
+    let cvBuffers = context.pointee.cvBuffers
+    var c = 0
+    while c < context.pointee.cvCount {
+        let slot = context.pointee.cvSlots[c]
+        let port = context.pointee.cvPorts[slot]
+        let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
+        cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
+        c &+= 1
+    }
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
@@ -73,6 +88,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         in2: i2.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         out1: o1.assumingMemoryBound(to: Float.self),
         out2: o2.assumingMemoryBound(to: Float.self),
+        cv: context.pointee.cvCount > 0 ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted())
     wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
                       values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)

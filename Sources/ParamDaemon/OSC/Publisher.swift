@@ -27,6 +27,14 @@ final class Publisher: @unchecked Sendable {
     /// The renderer's target updates: the publisher only looks whether some wait, and then
     /// wakes the control thread, which adopts them (it sleeps too).
     private var updates: SPSCRing<TargetUpdate>
+    /// The renderer's snapshot, for the targets `$target` sends.
+    private var snapshot: AtomicCells
+    /// Values sent on to other programs (SPEC §8.2). Publisher thread only (and the control
+    /// thread while the publisher is stopped).
+    private var forwarding: Forwarding
+    /// One connected socket per forwarding route, made when first needed.
+    private var forwardSockets: [UDPSocket?]
+    private var forwardErrors = RateLimiter(burst: 3, interval: 10)
     let subscriptions: Locked<Subscriptions<SocketAddress>>
     /// One connected socket per subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
@@ -45,14 +53,22 @@ final class Publisher: @unchecked Sendable {
     private let busySince = Atomic<Int>(0)
     let log: Logger
 
-    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLive: Double, log: Logger) {
+    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLive: Double,
+         registry: ParameterRegistry, log: Logger) {
         self.events = handles.events
         self.updates = handles.updates
+        self.snapshot = handles.snapshot
+        self.forwarding = Forwarding(registry: registry)
+        self.forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
         self.wake = wake
         self.controlInbox = controlInbox
-        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive))
+        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive, registry: registry))
         self.log = log
+        wake.setValuesWanted(!forwarding.isEmpty)
     }
+
+    /// Where each `send` goes, for the log.
+    var forwardingDescription: [String] { forwarding.routes.map { "\($0.send.url)" } }
 
     func start() {
         running.store(true, ordering: .relaxed)
@@ -74,7 +90,7 @@ final class Publisher: @unchecked Sendable {
     /// Control thread: the subscriptions changed. Tells the audio thread whether anyone
     /// follows values, and wakes the publisher to plan its sleep again (a faster rate).
     func notify() {
-        let wanted = subscriptions.withLock { $0.count > 0 }
+        let wanted = subscriptions.withLock { $0.count > 0 } || !forwarding.isEmpty
         wake.setValuesWanted(wanted)
         control.signal()
     }
@@ -98,6 +114,7 @@ final class Publisher: @unchecked Sendable {
         deliver(outbox, to: endpoints)
         events = handles.events
         updates = handles.updates
+        snapshot = handles.snapshot
         start()
     }
 
@@ -140,7 +157,7 @@ final class Publisher: @unchecked Sendable {
                    pollfd(fd: control.fd, events: Int16(POLLIN), revents: 0)]
         // The latest value of each parameter drained in a round: values are sent as of now,
         // not as of the oldest period waiting in the ring.
-        var latest = [Double?](repeating: nil, count: ParameterID.count)
+        var latest = [Double?](repeating: nil, count: ParameterRegistry.capacity)
         while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
             busySince.store(Int(now * 1000), ordering: .relaxed)
@@ -150,6 +167,7 @@ final class Publisher: @unchecked Sendable {
             var moving = false
             var plan: (rate: Double?, flush: Double?, expiry: Double?) = (nil, nil, nil)
             var lapsed: [SocketAddress] = []
+            var forwarded: [Forwarding.Due] = []
             subscriptions.withLock { table in
                 // Expiry first: the outbox refers to subscribers by their index.
                 if let expiry = table.nextExpiry, expiry <= now { lapsed = table.expire(now: now) }
@@ -157,21 +175,32 @@ final class Publisher: @unchecked Sendable {
                     switch event {
                     case .value(let p, let v):
                         latest[Int(p.rawValue)] = v
-                    case .done(let p, _, _, _, _):
+                    case .done(let p, _, let v, _, _):
                         // The end carries the exact final value; an older value must not follow it.
                         latest[Int(p.rawValue)] = nil
                         Self.publish(event, into: &table, now: now, outbox: &outbox)
+                        if forwarding.forwards(p) {
+                            forwarding.animationEnded(p, value: v, target: snapshot.loadDouble(2 * p.index + 1), now: now, into: &forwarded)
+                        }
                     }
                 }
-                for p in ParameterID.allCases {
-                    guard let v = latest[Int(p.rawValue)] else { continue }
-                    latest[Int(p.rawValue)] = nil
+                for k in latest.indices {
+                    guard let v = latest[k] else { continue }
+                    latest[k] = nil
+                    let p = ParameterID(index: k)
                     if table.isFollowed(p) { moving = true }
                     table.valueChanged(p, v, now: now, into: &outbox)
+                    if forwarding.forwards(p) {
+                        moving = true
+                        forwarding.valueChanged(p, v, target: snapshot.loadDouble(2 * k + 1), now: now, into: &forwarded)
+                    }
                 }
                 table.flush(now: now, into: &outbox)
+                let snapshot = self.snapshot
+                forwarding.flush(now: now, target: { snapshot.loadDouble(2 * $0.index + 1) }, into: &forwarded)
                 if !outbox.isEmpty { endpoints = table.subscribers.map(\.endpoint) }
-                plan = (table.fastestRate, table.nextFlush, table.nextExpiry)
+                plan = (Self.faster(table.fastestRate, forwarding.fastestRate),
+                        Self.earlier(table.nextFlush, forwarding.nextFlush), table.nextExpiry)
             }
             for gone in lapsed {
                 log.info("subscription lapsed", metadata: ["subscriber": "\(gone)"])
@@ -179,6 +208,7 @@ final class Publisher: @unchecked Sendable {
             }
             if !lapsed.isEmpty { wake.setValuesWanted(subscriberCount > 0) }
             deliver(outbox, to: endpoints)
+            forward(forwarded, now: now)
             if updates.count > 0 { controlInbox.wake() }
 
             // Plan the sleep: what may wake it, and until when at the latest.
@@ -199,6 +229,43 @@ final class Publisher: @unchecked Sendable {
             if fds[1].revents != 0 { control.drain() }
         }
         finished.store(true, ordering: .releasing)  // pairs with stop()'s acquiring load
+    }
+
+    private static func faster(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return a == 0 || b == 0 ? 0 : max(a, b)
+    }
+
+    private static func earlier(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+
+    /// Sends values on (SPEC §8.2), each from a socket connected to its destination. A
+    /// destination that refuses packets (or cannot be reached) is logged, at most three lines
+    /// in ten seconds, and tried again with the next value: nothing waits for it.
+    private func forward(_ due: [Forwarding.Due], now: Double) {
+        for d in due {
+            let route = forwarding.routes[d.route]
+            if forwardSockets[d.route] == nil {
+                guard let address = SocketAddress(numeric: route.send.host, port: route.send.port) else { continue }
+                forwardSockets[d.route] = try? UDPSocket(connectingTo: address)
+            }
+            let error = forwardSockets[d.route].map { $0.send(d.message.encoded()) } ?? ENETUNREACH
+            if error != 0 && error != EAGAIN && error != ENOBUFS {
+                if let suppressed = forwardErrors.admit(now: now) {
+                    log.warning("send: \(route.send.url) does not take packets (\(String(cString: strerror(error)))); trying again with the next value",
+                                metadata: suppressed > 0 ? ["suppressed": "\(suppressed)"] : [:])
+                }
+                if error == ECONNREFUSED {
+                    // The refusal is reported once per ICMP message; the socket stays usable.
+                    continue
+                }
+                forwardSockets[d.route] = nil
+            }
+        }
     }
 
     /// Sends what is due, grouped per subscriber: plain messages when a few are due for a

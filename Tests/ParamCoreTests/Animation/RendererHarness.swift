@@ -9,7 +9,7 @@ struct RendererHarness {
     let out1: UnsafeMutablePointer<Float>
     let out2: UnsafeMutablePointer<Float>
 
-    init(sampleRate: Double = 48000, period: Int = 256, initial: (ParameterID) -> Double = { $0.initialValue }) {
+    init(sampleRate: Double = 48000, period: Int = 256, initial: @escaping (ParameterID) -> Double = { $0.initialValue }) {
         renderer = Renderer(sampleRate: sampleRate, initial: initial)
         self.period = period
         in1 = .allocate(capacity: period)

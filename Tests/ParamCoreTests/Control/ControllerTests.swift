@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct ControllerTests {
     func send(_ c: inout Controller, _ address: String, _ args: [OSCArgument]) -> ControlResult {
-        let route = RouteTable.route(for: address)!
+        let route = RouteTable.builtIn.route(for: address)!
         return c.handle(OSCMessage(address, args), route: route, sounding: { $0.initialValue })
     }
 
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func everyRouteAddressIsUnique() {
-        let addresses = RouteTable.routes.map(\.address)
+        let addresses = RouteTable.builtIn.routes.map(\.address)
         #expect(Set(addresses).count == addresses.count)
     }
 
@@ -241,7 +241,7 @@ import Testing
 
     @Test func aBundleTimeIsCarriedOnEveryCommand() {
         var c = Controller()
-        let r = c.handle(OSCMessage("/tone", [.float32(1)]), route: RouteTable.route(for: "/tone")!, start: .at(12345), sounding: { $0.initialValue })
+        let r = c.handle(OSCMessage("/tone", [.float32(1)]), route: RouteTable.builtIn.route(for: "/tone")!, start: .at(12345), sounding: { $0.initialValue })
         #expect(r.commands.first?.start == .at(12345))
     }
 }

@@ -144,7 +144,7 @@ enum BadInput {
         flatten(packet)
         var errors = 0
         for message in messages {
-            guard let route = RouteTable.route(for: message.address) else {
+            guard let route = RouteTable.builtIn.route(for: message.address) else {
                 errors += 1
                 continue
             }
@@ -161,7 +161,7 @@ enum BadInput {
     /// hostile arguments, in bundles or not, some mutated. All bad (see `expectedErrors`).
     static func randomPackets(count: Int, seed: UInt64) -> [[UInt8]] {
         var random = SplitMix64(seed: seed)
-        let addresses = RouteTable.routes.map(\.address) + ["/nowhere", "/volume/", "//", "/vol*", "/volume/keyframes", "/stop"]
+        let addresses = RouteTable.builtIn.routes.map(\.address) + ["/nowhere", "/volume/", "//", "/vol*", "/volume/keyframes", "/stop"]
         let strings = ["", "linear", "wobble", "cubic-bezier(", "cubic-bezier(9,9,9,9)", "steps(0)", "spring(0,0,0)",
                        "id", "from", "domain", "bogus", "delay", "repeat", "inf", "\u{1F3B5}", String(repeating: "z", count: 300)]
         let numbers: [OSCArgument] = [.float32(.nan), .float32(.infinity), .float32(-.infinity), .double(.nan),
