@@ -23,6 +23,19 @@ struct ConfigFileTests {
         BadConfig(text: "log-level = \"info\"\n\n[volume]\ninitial = 0.5\ncurve = \"wobbly\"\n", line: 5, key: "volume.curve", words: "unknown curve 'wobbly'"),
         BadConfig(text: "[pan]\ninitial = 3\n", line: 2, key: "pan.initial", words: "within -1.0…1.0"),
         BadConfig(text: "port = 9000\nautoconnect = = true\n", line: 2, key: nil, words: "not valid TOML"),
+        // Declared parameters (SPEC §8).
+        BadConfig(text: "[cutoff]\nmin = 20\nmax = 200\n\n[cutoff]\nmin = 1\nmax = 2\n", line: 5, key: nil, words: "not valid TOML"),
+        BadConfig(text: "port = 9000\n[status]\nmin = 0\nmax = 1\n", line: 2, key: "status", words: "reserved"),
+        BadConfig(text: "[cutoff]\nmin = 5\nmax = 5\n", line: 2, key: "cutoff.min", words: "must be less than max"),
+        BadConfig(text: "[cutoff]\nmin = 0\nmax = 20000\ndomain = \"log\"\n", line: 4, key: "cutoff.domain", words: "log needs min > 0"),
+        BadConfig(text: "[cutoff]\nmax = 20000\n", line: 1, key: "cutoff.min", words: "needs min and max"),
+        BadConfig(text: "[Cutoff]\nmin = 0\nmax = 1\n", line: 1, key: "Cutoff", words: "not a parameter name"),
+        BadConfig(text: (1...65).map { "[p\($0)]\nmin = 0\nmax = 1\n" }.joined(), line: 193, key: "p65", words: "at most 64 declared parameters"),
+        BadConfig(text: "[cutoff]\nmin = 20\nmax = 200\nsend = { url = \"http://127.0.0.1:57110/n_set\" }\n", line: 4, key: "cutoff.send", words: "not an OSC URL"),
+        BadConfig(text: "[cutoff]\nmin = 20\nmax = 200\nsend = { url = \"osc.udp://example.org:57110/n_set\" }\n", line: 4, key: "cutoff.send", words: "numeric"),
+        BadConfig(text: "[volume]\nmax = 2\n", line: 2, key: "volume.max", words: "fixed"),
+        BadConfig(text: "[cutoff]\nmin = 20\nmax = 200\ncv = \"yes\"\n", line: 4, key: "cutoff.cv", words: "must be true or false"),
+        BadConfig(text: "connect-cv = [\"cutoff=system:playback_1\"]\n[cutoff]\nmin = 20\nmax = 200\n", line: 1, key: "connect-cv", words: "no CV port"),
     ]
 
     @Test(arguments: badConfigs)

@@ -1,0 +1,191 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §8: parameters the user declares in the config file are full parameters — OSC, CV ports
+/// other JACK clients read, values sent on to other OSC programs.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct DeclaredParameterTests {
+    static let cutoff = """
+        [cutoff]
+        min = 20
+        max = 20000
+        initial = 1000
+        unit = "Hz"
+        domain = "log"
+        cv = true
+        """
+
+    /// paramd with `config` as its config file, in a home of its own.
+    func start(_ server: JackServer, _ name: String, config: String, arguments: [String] = []) async throws -> (ParamdProcess, TestHome) {
+        let home = TestHome(name)
+        try home.writeConfig(config)
+        let paramd = try await ParamdProcess.start(server: server, name: name, arguments: arguments, environment: home.environment)
+        return (paramd, home)
+    }
+
+    @Test func aDeclaredCutoffsCVPortFollowsEaseInEaseOutInTheLogDomainSampleForSample() async throws {
+        let server = try JackServer.required()
+        let recording = try await recordingWithoutXruns("cv_cutoff glide") {
+            let (paramd, _) = try await start(server, "paramd-cv", config: Self.cutoff)
+            let recorder = try await JackTool.record(server: server, name: "rec-cv", connect: ["paramd-cv:cv_cutoff"], seconds: 10)
+            try await Task.sleep(for: .milliseconds(300))
+            try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "0.5", "easeInEaseOut")
+            try await Task.sleep(for: .milliseconds(900))
+            let recording = try await recorder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        }
+        let cv = recording.channels[0]
+        let n = 24000  // 0.5 s at 48 kHz
+        func expected(_ k: Int) -> Double {
+            let eased = k <= 0 ? 0 : k >= n ? 1 : referenceBezier(0.42, 0, 0.58, 1, Double(k) / Double(n))
+            return Foundation.exp(Foundation.log(1000.0) + (Foundation.log(5000.0) - Foundation.log(1000.0)) * eased)
+        }
+        // easeInEaseOut leaves 1000 so gently that the first frames still round to 1000 in the
+        // port's float32: find the start from the middle instead (progress ½ sounds √(1000·5000)),
+        // then take the frame near it that the whole curve fits.
+        guard let middle = (1..<cv.count).first(where: { Double(cv[$0]) >= 2236.0679 }) else {
+            Issue.record("no glide found in \(cv.count) recorded frames")
+            return
+        }
+        func worst(from s: Int) -> Double {
+            var w = 0.0
+            for k in -100...(n + 1000) where s + k >= 0 && s + k < cv.count {
+                w = max(w, abs(Double(cv[s + k]) - expected(k)) / expected(k))
+            }
+            return w
+        }
+        let candidates = (middle - n / 2 - 8)...(middle - n / 2 + 8)
+        let s = candidates.min { worst(from: $0) < worst(from: $1) }!
+        #expect(cv.count > s + n + 1000, "recording too short: \(cv.count) frames, glide from \(s)")
+        let w = worst(from: s)
+        TestLog.write("cv_cutoff along easeInEaseOut in the log domain: worst relative difference \(w) over \(n + 1100) frames from frame \(s)")
+        #expect(w < 2e-5)
+        #expect(cv[s + n] == 5000, "the exact target from s + N on")
+    }
+
+    @Test func aBundleMovingVolumeAndCutoffStartsBothOnTheSameFrame() async throws {
+        let server = try JackServer.required()
+        let recording = try await recordingWithoutXruns("volume and cutoff in one bundle") {
+            let (paramd, _) = try await start(server, "paramd-bundle2", config: Self.cutoff)
+            let feeder = try await JackTool.feed(server: server, name: "feeder-bundle2", connect: ["paramd-bundle2:in_1"], value: 1)
+            let recorder = try await JackTool.record(server: server, name: "rec-bundle2",
+                                                     connect: ["paramd-bundle2:out_1", "paramd-bundle2:cv_cutoff"], seconds: 10)
+            try await Task.sleep(for: .milliseconds(300))
+            let client = try OSCClient(port: paramd.port)
+            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+                .message(OSCMessage("/volume", [.float32(0.5), .float32(0.1), .string("linear")])),
+                .message(OSCMessage("/cutoff", [.float32(2000), .float32(0.1), .string("linear")])),
+            ]))
+            try await Task.sleep(for: .milliseconds(500))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        }
+        let out = recording.channels[0], cv = recording.channels[1]
+        let volumeStart = (1..<out.count).first { out[$0 - 1] == 1 && out[$0] < 1 }
+        let cutoffStart = (1..<cv.count).first { cv[$0 - 1] == 1000 && cv[$0] > 1000 }
+        TestLog.write("bundle: volume leaves 1 at frame \(String(describing: volumeStart)), cutoff leaves 1000 at \(String(describing: cutoffStart))")
+        #expect(volumeStart != nil && volumeStart == cutoffStart)
+    }
+
+    @Test func getParamsSubscribeAndStateWorkForADeclaredParameter() async throws {
+        let server = try JackServer.required()
+        let (paramd, home) = try await start(server, "paramd-decl", config: Self.cutoff + "\nduration = 0.1\ncurve = \"easeOut\"\n")
+        let client = try OSCClient(port: paramd.port)
+        let got = try await client.get("cutoff")
+        #expect(got?.value == 1000 && got?.target == 1000)
+
+        try client.send("/params")
+        var lines: [OSCMessage] = []
+        while lines.count < 6, let m = await client.receive(timeout: .seconds(3)) { lines.append(m) }
+        #expect(lines.count == 6, "five built-ins and cutoff: \(lines)")
+        #expect(lines.last == OSCMessage("/param", [.string("cutoff"), .float32(20), .float32(20000), .float32(1000), .float32(1000),
+                                                    .string("Hz"), .float32(0.1), .string("easeOut")]))
+
+        let listener = try OSCClient(port: paramd.port)
+        try listener.send("/subscribe", [.string("/cut*"), .float32(0)])
+        let first = await listener.receive(until: "/cutoff")
+        #expect(first?.first == OSCMessage("/subscribed", [.string("/cut*"), .float32(0)]))
+        #expect(first?.last == OSCMessage("/cutoff", [.float32(1000)]))
+        // Outside the range: clamped, with a warning.
+        #expect(try await client.request("/cutoff", [.float32(30000), .float32(0.05)], reply: "/warning") != nil)
+        let moved = await listener.receive(until: "/cutoff/done")
+        #expect(moved?.dropLast().last == OSCMessage("/cutoff", [.float32(20000)]), "the exact final value, then /done")
+        #expect(moved?.last == OSCMessage("/cutoff/done", [.int32(1)]))
+        try client.send("/cutoff", [.float32(3000), .float32(0)])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await paramd.stop() == .exited(0))
+        let state = try String(contentsOfFile: home.stateFile, encoding: .utf8)
+        #expect(state.contains("\"cutoff\""), "saved by name: \(state)")
+
+        // Restarted on the same home: cutoff sounds its saved target from the first period.
+        let again = try await ParamdProcess.start(server: server, name: "paramd-decl", environment: home.environment)
+        let client2 = try OSCClient(port: again.port)
+        let restored = try await client2.get("cutoff")
+        #expect(restored?.value == 3000 && restored?.target == 3000)
+        #expect(try await again.stop() == .exited(0))
+    }
+
+    @Test func theCVPortSaysItIsCVInJackMetadataAndConnectCVConnectsIt() async throws {
+        let server = try JackServer.required()
+        let (paramd, _) = try await start(server, "paramd-meta", config: Self.cutoff,
+                                          arguments: ["--connect-cv", "cutoff=system:playback_1"])
+        let tool = try ChildProcess("/usr/bin/jack_property",
+                                    ["--port", "-l", "paramd-meta:cv_cutoff", "http://jackaudio.org/metadata/signal-type"],
+                                    environment: server.environment, label: "jack_property")
+        #expect(try await tool.waitForExit() == .exited(0))
+        #expect(tool.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "CV", "\(tool.outputSummary())")
+        let pretty = try ChildProcess("/usr/bin/jack_property",
+                                      ["--port", "-l", "paramd-meta:cv_cutoff", "http://jackaudio.org/metadata/pretty-name"],
+                                      environment: server.environment, label: "jack_property")
+        #expect(try await pretty.waitForExit() == .exited(0))
+        #expect(pretty.standardOutput.contains("cutoff"), "\(pretty.outputSummary())")
+        #expect(try await server.connections()["paramd-meta:cv_cutoff"] == ["system:playback_1"])
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
+    @Test func sendForwardsTheMovingValueToARealOscdumpWithTheTemplateAtMostRatePerSecondEndingExactly() async throws {
+        let server = try JackServer.required()
+        let port = try freeUDPPort()
+        let dump = try ChildProcess("/usr/bin/oscdump", ["-L", "\(port)"], label: "oscdump")
+        defer { dump.signal(SIGTERM) }
+        try await Task.sleep(for: .milliseconds(300))
+        let config = Self.cutoff + """
+
+            send = { url = "osc.udp://127.0.0.1:\(port)/n_set", args = [1000, "cutoff", "$value", "$target"], rate = 20 }
+            """
+        let (paramd, _) = try await start(server, "paramd-send", config: config)
+        try await Task.sleep(for: .milliseconds(200))
+        try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "1", "linear")
+        try await Task.sleep(for: .milliseconds(1600))
+        #expect(try await paramd.stop() == .exited(0))
+        _ = try await dump.stop(signal: SIGTERM)
+        // oscdump: "<arrival time tag> /n_set iffs 1000 "cutoff" 1234.5 5000.0"
+        let lines = dump.standardOutput.split(separator: "\n").filter { $0.contains("/n_set") }
+        let messages = lines.map { $0.split(separator: " ").map(String.init) }
+        #expect(!messages.isEmpty, "oscdump received: \(dump.standardOutput)")
+        #expect(messages.allSatisfy { $0.count == 7 && $0[1] == "/n_set" && $0[2] == "isff" && $0[3] == "1000" && $0[4] == "\"cutoff\"" && $0[6] == "5000.000000" },
+                "the template: \(lines)")
+        let values = messages.compactMap { Double($0[5]) }
+        TestLog.write("send at 20/s over a 1 s glide: \(values.count) messages, last \(values.last ?? .nan)")
+        #expect(values.last == 5000, "the exact final value last")
+        #expect(values.count >= 10 && values.count <= 20 + 2, "at most 20 a second over 1 s, plus the final value: \(values.count)")
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "never the same value twice in a row")
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "a rising glide")
+        // Arrival times (NTP): no two values closer than the rate allows (a little slack).
+        let times = messages.compactMap { m -> Double? in
+            let parts = m[0].split(separator: ".")
+            guard parts.count == 2, let s = UInt64(parts[0], radix: 16), let f = UInt64(parts[1], radix: 16) else { return nil }
+            return Double(s) + Double(f) / 4_294_967_296
+        }
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }.dropLast()  // the final value may follow at once
+        #expect(gaps.allSatisfy { $0 >= 0.05 - 0.006 }, "gaps \(gaps)")
+    }
+}
