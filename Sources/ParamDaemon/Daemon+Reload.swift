@@ -6,8 +6,9 @@ import ParamCore
 
 extension Daemon {
     /// Reads the config file again and applies what can change live: the log level, the
-    /// subscriber limits, and default actions the file changed. Everything else says in the log
-    /// that it waits for a restart. A bad file changes nothing.
+    /// subscriber limits, default actions the file changed, and declared parameters added,
+    /// changed or removed (with their CV ports and sends). Everything else says in the log that
+    /// it waits for a restart. A bad file changes nothing.
     func reload() {
         life.notifier?.reloading()
         defer { life.notifier?.send("READY=1\nSTATUS=\(life.status)") }
@@ -79,25 +80,9 @@ extension Daemon {
         if changedInitial {
             log.notice("config: initial values changed; they apply at start when no state is restored")
         }
-        // What else the parameter tables say (declared parameters added, removed or changed;
-        // CV ports; sends) waits for a restart.
-        var structural: [String] = []
-        let oldNames = Set(old.registry.ids.map { old.registry[$0].name })
-        let newNames = Set(new.registry.ids.map { new.registry[$0].name })
-        for name in newNames.subtracting(oldNames).sorted() { structural.append("\(name) added") }
-        for name in oldNames.subtracting(newNames).sorted() { structural.append("\(name) removed") }
-        for name in oldNames.intersection(newNames).sorted() {
-            var a = old.registry[old.registry.id(named: name)!], b = new.registry[new.registry.id(named: name)!]
-            a.defaultAction = .standard; b.defaultAction = .standard
-            a.initial = 0; b.initial = 0
-            if a != b { structural.append("\(name) changed") }
-        }
-        if !structural.isEmpty {
-            log.notice("config: parameters \(structural.joined(separator: ", ")); that takes effect at the next start")
-        }
-        if new.connectCV != old.connectCV {
-            log.notice("config: 'connect-cv' changed; it takes effect at the next start")
-        }
+        // Declared parameters added, changed or removed, CV ports, sends: live (Daemon+Parameters).
+        registry = applyParameterChanges(from: registry, to: new.registry, connectCV: new.connectCV)
+        applied.connectCV = new.connectCV
         applied.registry = registry
         applied.configPath = new.configPath
         options = applied

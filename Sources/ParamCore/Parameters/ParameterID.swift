@@ -23,7 +23,7 @@ public struct ParameterID: RawRepresentable, Hashable, Comparable, Sendable, Bit
 
     /// The five of the signal path, in SPEC §3's order.
     public static let builtIns: [ParameterID] = [.volume, .tone, .frequency, .pan, .input]
-    public static var builtInCount: Int { 5 }
+    @inlinable public static var builtInCount: Int { 5 }
 
     public var isBuiltIn: Bool { rawValue < 5 }
 

@@ -85,11 +85,18 @@ public enum Command: Sendable, BitwiseCopyable {
     case keyframes(ParameterID, KeyframeSpec)
     /// Freeze at the sounding value; the target becomes that value.
     case stop(ParameterID)
+    /// A declared parameter comes into its slot, or changes range or CV scaling there (a
+    /// reloaded config, SPEC §8): the animations it had end with `finished` 0, and it sounds
+    /// `setup.value` clamped to the new range, from the frame the command applies on.
+    case declare(ParameterID, SlotSetup)
+    /// A declared parameter leaves its slot: its animations end with `finished` 0 and it is
+    /// no longer rendered.
+    case undeclare(ParameterID)
 
     /// Realtime-safe.
     @inlinable public var parameter: ParameterID {
         switch self {
-        case .animate(let p, _), .keyframes(let p, _), .stop(let p): p
+        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p): p
         }
     }
 }
@@ -133,4 +140,25 @@ public struct TargetUpdate: Sendable, BitwiseCopyable, Equatable {
         self.value = value
         self.serial = serial
     }
+}
+
+/// What the audio side needs to render a declared parameter in a slot: its range, the value it
+/// sounds when it arrives, and how its CV port (if any) is scaled. `BitwiseCopyable`, so it
+/// crosses the command ring.
+public struct SlotSetup: Sendable, BitwiseCopyable {
+    public var minimum: Double
+    public var maximum: Double
+    public var value: Double
+    @usableFromInline var output: ParameterOutput
+
+    /// Control thread.
+    public init(_ spec: ParameterSpec, value: Double) {
+        minimum = spec.minimum
+        maximum = spec.maximum
+        self.value = spec.clamp(value)
+        output = ParameterOutput(spec)
+    }
+
+    /// Whether the slot has a CV port.
+    public var hasCV: Bool { output.scale != 0 }
 }

@@ -12,6 +12,8 @@ struct QueuedCommand: BitwiseCopyable {
         /// The keyframes are in `KeyframeStore` slot `slot`, until the audio side frees it.
         case keyframes(ParameterID, slot: UInt16)
         case stop(ParameterID)
+        case declare(ParameterID, SlotSetup)
+        case undeclare(ParameterID)
     }
     @usableFromInline var payload: Payload
     @usableFromInline var start: StartTime
@@ -20,7 +22,7 @@ struct QueuedCommand: BitwiseCopyable {
 
     @usableFromInline var parameter: ParameterID {
         switch payload {
-        case .animate(let p, _), .keyframes(let p, _), .stop(let p): p
+        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p): p
         }
     }
 }
@@ -87,6 +89,10 @@ public struct CommandQueue: @unchecked Sendable {
                 payload = .keyframes(p, slot: slot)
             case .stop(let p):
                 payload = .stop(p)
+            case .declare(let p, let setup):
+                payload = .declare(p, setup)
+            case .undeclare(let p):
+                payload = .undeclare(p)
             }
             queued.append(QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial))
         }

@@ -19,7 +19,7 @@ extension Renderer {
             case .animate, .keyframes:
                 let (tag, hasTag) = self.tag(of: schedule[i].timed)
                 ended.append(.done(p, finished: false, value: value, tag: tag, hasTag: hasTag))
-            case .stop: break
+            case .stop, .declare, .undeclare: break
             }
         }
         return ended

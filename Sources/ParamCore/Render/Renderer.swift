@@ -373,15 +373,73 @@ public struct Renderer: @unchecked Sendable {
                         let (tag, hasTag) = self.tag(of: cancelled)
                         reporter.done(p, finished: false, value: params[Int(p.rawValue)].value, tag: tag, hasTag: hasTag)
                         if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
-                    case .stop: break
+                    case .stop, .declare, .undeclare: break
                     }
                 } else {
                     i &+= 1
                 }
             }
             params[Int(p.rawValue)].stop(atFrame: frame, serial: serial, reporter: reporter)
+        case .declare(let p, let setup):
+            declare(p, setup, atFrame: frame)
+        case .undeclare(let p):
+            undeclare(p, atFrame: frame)
         }
     }
+
+    /// Realtime-safe. A declared parameter arrives in (or changes in) slot `p` at `frame`.
+    @_noLocks
+    mutating func declare(_ p: ParameterID, _ setup: SlotSetup, atFrame frame: UInt64) {
+        guard !p.isBuiltIn, p.index < ParameterRegistry.capacity else { return }
+        var present = false
+        var i = 0
+        while i < declaredCount {
+            if declared[i] == p { present = true }
+            i &+= 1
+        }
+        var value = setup.value
+        if present {
+            value = params[p.index].interruptAll(atFrame: frame, reporter: reporter)
+        } else {
+            guard declaredCount < ParameterRegistry.maximumDeclared else { return }
+            declared[declaredCount] = p
+            declaredCount &+= 1
+        }
+        (params + p.index).initialize(to: AnimatedParameter(id: p, minimum: setup.minimum, maximum: setup.maximum, value: value))
+        outputs[p.index] = setup.output
+        snapshot.storeDouble(2 * p.index, params[p.index].value)
+        snapshot.storeDouble(2 * p.index + 1, params[p.index].target)
+    }
+
+    /// Realtime-safe. A declared parameter leaves slot `p` at `frame`.
+    @_noLocks
+    mutating func undeclare(_ p: ParameterID, atFrame frame: UInt64) {
+        var i = 0
+        while i < declaredCount {
+            if declared[i] == p {
+                _ = params[p.index].interruptAll(atFrame: frame, reporter: reporter)
+                outputs[p.index] = ParameterOutput()
+                declaredCount &-= 1
+                var k = i
+                while k < declaredCount {
+                    declared[k] = declared[k &+ 1]
+                    k &+= 1
+                }
+                return
+            }
+            i &+= 1
+        }
+    }
+
+    /// Realtime-safe. Whether slot `p` is rendered with a CV port now (the process callback asks,
+    /// to fetch only the buffers of ports in use).
+    @_noLocks @inline(__always)
+    public func rendersCV(_ k: Int) -> Bool { outputs[k].scale != 0 }
+
+    /// Realtime-safe. The slots rendered now: the five, then `declaredCount` declared ones.
+    @_noLocks @inline(__always)
+    public func slot(at n: Int) -> Int { n < ParameterID.builtInCount ? n : declared[n &- ParameterID.builtInCount].index }
+    @inlinable public var slotCount: Int { ParameterID.builtInCount &+ declaredCount }
 
     /// Realtime-safe. The `id` option of an animation command (its keyframes read in place).
     @_noLocks @inline(__always)
@@ -389,7 +447,7 @@ public struct Renderer: @unchecked Sendable {
         switch command.payload {
         case .animate(_, let s): (s.tag, s.hasTag)
         case .keyframes(_, let slot): (commands.keyframes(slot).pointee.tag, commands.keyframes(slot).pointee.hasTag)
-        case .stop: (0, false)
+        case .stop, .declare, .undeclare: (0, false)
         }
     }
 
@@ -466,7 +524,7 @@ public struct Renderer: @unchecked Sendable {
         var i = 0
         while i < declaredCount {
             let k = declared[i].index
-            let port = cv.flatMap { $0[k] }
+            let port = outputs[k].scale != 0 ? cv.flatMap { $0[k] } : nil
             if params[k].layerCount == 0 {
                 if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
             } else {
@@ -479,7 +537,9 @@ public struct Renderer: @unchecked Sendable {
         // The five of the signal path, from their scratch, when they have a port.
         var b = 0
         while b < ParameterID.builtInCount {
-            if let port = cv[b] { outputs[b].write(port + offset, from: scratch + b * Self.chunkFrames, count: count) }
+            if outputs[b].scale != 0, let port = cv[b] {
+                outputs[b].write(port + offset, from: scratch + b * Self.chunkFrames, count: count)
+            }
             b &+= 1
         }
     }
@@ -519,7 +579,7 @@ public struct Renderer: @unchecked Sendable {
 /// What a parameter slot drives beyond the signal path, as the audio thread needs it: whether
 /// it has a CV port and how values are scaled for it (SPEC §8.1).
 @usableFromInline
-struct ParameterOutput: BitwiseCopyable {
+struct ParameterOutput: Sendable, BitwiseCopyable {
     /// 0: no CV port; 1: the value in its own units; 2: 0…1 across min…max in its domain.
     @usableFromInline var scale: UInt8 = 0
     @usableFromInline var domain: ValueDomain = .linear

@@ -25,7 +25,7 @@ final class JackClient {
     /// thread uses instead of ever reading the renderer while the client is active.
     let handles: RendererHandles
     /// Full names of the CV ports, `paramd:cv_cutoff`, in registry order.
-    let cvNames: [String]
+    private(set) var cvNames: [String]
 
     /// Opens the client (never starting a server) and registers its ports; not yet active.
     /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
@@ -55,12 +55,10 @@ final class JackClient {
         let out2 = try register("out_2", JackPortIsOutput)
         // CV ports (SPEC §8.1), one per parameter with `cv`, registered before activation.
         let capacity = ParameterRegistry.capacity
-        let cvSlots = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
         let cvPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
         cvPorts.initialize(repeating: nil, count: capacity)
         let cvBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: capacity)
         cvBuffers.initialize(repeating: nil, count: capacity)
-        var cvCount = 0
         var cvPretty: [(OpaquePointer, String)] = []
         for p in registry.ids {
             let spec = registry[p]
@@ -69,14 +67,11 @@ final class JackClient {
             do {
                 port = try register("cv_\(spec.name)", JackPortIsOutput)
             } catch {
-                cvSlots.deallocate(); cvPorts.deallocate(); cvBuffers.deallocate()
+                cvPorts.deallocate(); cvBuffers.deallocate()
                 throw error
             }
             cvPorts[p.index] = port
-            cvSlots[cvCount] = p.index
-            cvCount += 1
-            let units = scale == .unit ? "0…1 across \(spec.minimum)…\(spec.maximum)" : (spec.unit.isEmpty ? "value" : spec.unit)
-            cvPretty.append((port, "paramd \(spec.name) (CV, \(units))"))
+            cvPretty.append((port, Self.cvPrettyName(spec, scale)))
         }
         cvNames = cvPretty.map { String(cString: jack_port_name($0.0)) }
         let sampleRate = AtomicCells(count: 1)
@@ -89,7 +84,7 @@ final class JackClient {
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
                                               threadID: AtomicCells(count: 1), controlWake: controlWake,
-                                              cvSlots: cvSlots, cvCount: cvCount, cvPorts: cvPorts, cvBuffers: cvBuffers))
+                                              cvPorts: cvPorts, cvBuffers: cvBuffers))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -152,6 +147,33 @@ final class JackClient {
     }
     var inputNames: [String] {
         [context.pointee.in1, context.pointee.in2].map { String(cString: jack_port_name($0)) }
+    }
+
+    static func cvPrettyName(_ spec: ParameterSpec, _ scale: CVScale) -> String {
+        let units = scale == .unit ? "0…1 across \(spec.minimum)…\(spec.maximum)" : (spec.unit.isEmpty ? "value" : spec.unit)
+        return "paramd \(spec.name) (CV, \(units))"
+    }
+
+    /// Control thread, while active: registers `cv_<name>` for slot `p` and puts it in the slot
+    /// (before the command that makes the renderer use it). A port already there is kept.
+    func addCVPort(_ p: ParameterID, _ spec: ParameterSpec) throws(JackError) {
+        guard let scale = spec.cv, context.pointee.cvPorts[p.index] == nil else { return }
+        guard let port = jack_port_register(client, "cv_\(spec.name)", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
+            throw JackError(operation: "port register cv_\(spec.name)", code: -1)
+        }
+        _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), Self.cvPrettyName(spec, scale), nil)
+        _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_signal_type_key(), "CV", "text/plain")
+        context.pointee.cvPorts[p.index] = port
+        cvNames.append(String(cString: jack_port_name(port)))
+    }
+
+    /// Control thread, once the renderer no longer uses slot `p`'s port: unregisters it.
+    func removeCVPort(_ p: ParameterID) {
+        guard let port = context.pointee.cvPorts[p.index] else { return }
+        let name = String(cString: jack_port_name(port))
+        context.pointee.cvPorts[p.index] = nil
+        _ = jack_port_unregister(client, port)
+        cvNames.removeAll { $0 == name }
     }
 
     /// Connects `cv_<name>` to each of `destinations` by parameter name. Returns the failures.
@@ -221,7 +243,6 @@ final class JackClient {
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
         context.pointee.threadID.deallocate()
-        context.pointee.cvSlots.deallocate()
         context.pointee.cvPorts.deallocate()
         context.pointee.cvBuffers.deallocate()
         context.deinitialize(count: 1)

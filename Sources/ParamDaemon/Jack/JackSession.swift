@@ -120,6 +120,8 @@ final class JackSession {
     var outputNames: [String] { client?.outputNames ?? [] }
     var cvNames: [String] { client?.cvNames ?? [] }
     func connectCV(_ destinations: [String: [String]]) -> [String] { client?.connectCV(destinations) ?? [] }
+    func addCVPort(_ p: ParameterID, _ spec: ParameterSpec) throws(JackError) { try client?.addCVPort(p, spec) }
+    func removeCVPort(_ p: ParameterID) { client?.removeCVPort(p) }
     func physicalPlaybackPorts() -> [String] { client?.physicalPlaybackPorts() ?? [] }
     func connectOutputs(to destinations: [String]) -> [String] { client?.connectOutputs(to: destinations) ?? [] }
 }

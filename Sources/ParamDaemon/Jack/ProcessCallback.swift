@@ -27,10 +27,10 @@ struct ProcessContext {
     let threadID: AtomicCells
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
-    /// CV ports (SPEC §8.1): `cvCount` parameter slots in `cvSlots`, their ports in `cvPorts`
-    /// by slot, and each period's port buffers in `cvBuffers` by slot (nil: no port).
-    let cvSlots: UnsafeMutablePointer<Int>
-    let cvCount: Int
+    /// CV ports (SPEC §8.1) by parameter slot, written by the control thread before the
+    /// command that makes the renderer use the slot's port (the ring's release/acquire orders
+    /// the two), and cleared only after the renderer stopped using it; and each period's port
+    /// buffers by slot (nil: no port in use).
     let cvPorts: UnsafeMutablePointer<OpaquePointer?>
     let cvBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
 }
@@ -70,13 +70,18 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         context.pointee.threadID.store(0, UInt64(tid))
     }
     let cvBuffers = context.pointee.cvBuffers
-    var c = 0
-    while c < context.pointee.cvCount {
-        let slot = context.pointee.cvSlots[c]
-        let port = context.pointee.cvPorts[slot]
-        let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
-        cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
-        c &+= 1
+    var anyCV = false
+    var n = 0
+    while n < context.pointee.renderer.slotCount {
+        let slot = context.pointee.renderer.slot(at: n)
+        if context.pointee.renderer.rendersCV(slot), let port = context.pointee.cvPorts[slot] {
+            let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
+            cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
+            anyCV = true
+        } else {
+            cvBuffers[slot] = nil
+        }
+        n &+= 1
     }
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
@@ -88,7 +93,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         in2: i2.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
         out1: o1.assumingMemoryBound(to: Float.self),
         out2: o2.assumingMemoryBound(to: Float.self),
-        cv: context.pointee.cvCount > 0 ? UnsafePointer(cvBuffers) : nil,
+        cv: anyCV ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted())
     wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
                       values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)

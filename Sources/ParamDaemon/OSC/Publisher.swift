@@ -67,6 +67,17 @@ final class Publisher: @unchecked Sendable {
         wake.setValuesWanted(!forwarding.isEmpty)
     }
 
+    /// Control thread: the parameters changed (a reload). Subscriptions match the new ones,
+    /// and the sends are the new registry's (the publisher thread is stopped meanwhile).
+    func replaceRegistry(_ registry: ParameterRegistry) {
+        stop()
+        subscriptions.withLock { $0.registry = registry }
+        forwarding = Forwarding(registry: registry)
+        forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
+        start()
+        notify()
+    }
+
     /// Where each `send` goes, for the log.
     var forwardingDescription: [String] { forwarding.routes.map { "\($0.send.url)" } }
 

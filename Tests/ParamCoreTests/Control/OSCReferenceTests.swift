@@ -4,8 +4,16 @@ import Testing
 
 /// docs/OSC.md and RouteTable cannot drift: every route has its `### /address` heading with the
 /// table's argument list on its `Arguments:` line, and every address the doc lists is a route.
+/// Checked with a declared parameter present (SPEC §8): `<param>` stands for every parameter.
 @Suite struct OSCReferenceTests {
     struct Entry { let address: String; let arguments: String }
+
+    static let registry: ParameterRegistry = {
+        var r = ParameterRegistry.builtIn
+        _ = try! r.declare(ParameterSpec(name: "cutoff", minimum: 20, maximum: 20000, unit: "Hz", domain: .log, cv: .value))
+        return r
+    }()
+    static let table = RouteTable(registry: registry)
 
     /// The `### /…` headings of docs/OSC.md, `<param>` expanded, each with its `Arguments:` line.
     static func documented() throws -> [Entry] {
@@ -24,7 +32,7 @@ import Testing
                 arguments = value == "none" ? "" : value.trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             }
             let addresses = heading.contains("<param>")
-                ? ParameterID.allCases.map { heading.replacingOccurrences(of: "<param>", with: $0.name) }
+                ? registry.ids.map { heading.replacingOccurrences(of: "<param>", with: registry[$0].name) }
                 : [heading]
             entries += addresses.map { Entry(address: $0, arguments: arguments) }
         }
@@ -33,7 +41,7 @@ import Testing
 
     @Test func everyRouteIsDocumentedWithItsArguments() throws {
         let documented = Dictionary(try Self.documented().map { ($0.address, $0.arguments) }) { first, _ in first }
-        for route in RouteTable.builtIn.routes {
+        for route in Self.table.routes {
             guard let arguments = documented[route.address] else {
                 Issue.record("\(route.address) is a route but docs/OSC.md has no '### \(route.address)' heading")
                 continue
@@ -43,10 +51,17 @@ import Testing
     }
 
     @Test func everyDocumentedAddressIsARoute() throws {
-        let routes = Set(RouteTable.builtIn.routes.map(\.address))
+        let routes = Set(Self.table.routes.map(\.address))
         for entry in try Self.documented() where !routes.contains(entry.address) {
             Issue.record("docs/OSC.md documents \(entry.address), which is not in RouteTable")
         }
+    }
+
+    @Test func theDeclaredParameterHasEveryAddressABuiltInHas() {
+        for suffix in ["", "/get", "/stop", "/default", "/keyframes"] {
+            #expect(Self.table.route(for: "/cutoff" + suffix) != nil, "/cutoff\(suffix)")
+        }
+        #expect(Self.table.route(for: "/cutoff/db") == nil, "/volume/db is volume's alone")
     }
 
     @Test func eachAddressIsDocumentedOnce() throws {

@@ -189,3 +189,85 @@ struct DeclaredParameterTests {
         #expect(gaps.allSatisfy { $0 >= 0.05 - 0.006 }, "gaps \(gaps)")
     }
 }
+
+/// SPEC §8: SIGHUP adds, changes and removes declared parameters while paramd runs.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct DeclaredParameterReloadTests {
+    @Test func sighupAddsChangesAndRemovesDeclaredParametersLiveWithTheirPorts() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("reload-decl")
+        try home.writeConfig("""
+            [cutoff]
+            min = 20
+            max = 20000
+            domain = "log"
+            cv = true
+
+            [gain]
+            min = 0
+            max = 2
+            initial = 1.5
+
+            [gone]
+            min = 0
+            max = 1
+            cv = true
+            """)
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-live", environment: home.environment)
+        let client = try OSCClient(port: paramd.port)
+        let listener = try OSCClient(port: paramd.port)
+        try listener.send("/subscribe", [.string("/*"), .float32(20)])
+        _ = await listener.receiveAll(quiet: .milliseconds(300))
+        try client.send("/cutoff", [.float32(15000), .float32(0)])
+        try client.send("/gone", [.float32(0.5), .float32(30)])  // in flight when it goes
+        try client.send("/volume", [.float32(0.2), .float32(1.5), .string("linear")])  // in flight across the reload
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await server.ports().contains("paramd-live:cv_gone"))
+
+        try home.writeConfig("""
+            [cutoff]
+            min = 20
+            max = 10000
+            domain = "log"
+            cv = true
+
+            [gain]
+            min = 0
+            max = 2
+            initial = 1.5
+
+            [res]
+            min = 0
+            max = 1
+            initial = 0.25
+            cv = true
+            """)
+        paramd.process.signal(SIGHUP)
+        try await paramd.process.waitForLine(containing: "parameters:", on: .stderr, timeout: .seconds(5))
+        let log = paramd.process.standardError
+        #expect(log.contains("res added (cv_res)") && log.contains("cutoff changed") && log.contains("gone removed"), "\(log)")
+
+        // Added: its addresses, its port, its initial value.
+        #expect(try await client.get("res")?.target == 0.25)
+        let ports = try await server.ports()
+        #expect(ports.contains("paramd-live:cv_res") && ports.contains("paramd-live:cv_cutoff") && !ports.contains("paramd-live:cv_gone"), "\(ports) \(paramd.process.standardError)")
+        // Removed: an unknown address now; its animation ended with /done 0.
+        #expect(try await client.request("/gone", [.float32(1)], reply: "/error")?.arguments.last == .string("unknown address"))
+        // Changed: the new range clamps what sounds; an unchanged parameter keeps its target.
+        #expect(try await client.get("cutoff")?.value == 10000)
+        #expect(try await client.get("gain")?.target == 1.5)
+        // The volume glide in flight ran to its end untouched.
+        let feedback = await listener.receive(until: "/volume/done", timeout: .seconds(3)) ?? []
+        #expect(feedback.last?.arguments == [.int32(1)], "\(feedback.map { "\($0.address) \($0.arguments)" })")
+        #expect(feedback.contains(OSCMessage("/gone/done", [.int32(0)])), "the animation of the removed parameter ended with /done 0")
+        // /params lists what there is now; the subscription follows the new parameter.
+        try client.send("/params")
+        var lines: [OSCMessage] = []
+        while let m = await client.receive(timeout: .milliseconds(500)) { lines.append(m) }
+        #expect(lines.compactMap { $0.arguments.first?.stringValue } == ["volume", "tone", "frequency", "pan", "input", "cutoff", "gain", "res"])
+        try client.send("/res", [.float32(0.75), .float32(0.05)])
+        let res = await listener.receive(until: "/res/done", timeout: .seconds(3))
+        #expect(res?.dropLast().last == OSCMessage("/res", [.float32(0.75)]))
+        #expect(try await paramd.stop() == .exited(0))
+    }
+}
