@@ -29,6 +29,8 @@ public final class Rig: @unchecked Sendable {
     private let in2 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
     private let out1 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
     private let out2 = UnsafeMutablePointer<Float>.allocate(capacity: framesPerPeriod)
+    /// One buffer per CV port, by parameter slot, as the process callback hands them over.
+    private let cvBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: ParameterRegistry.capacity)
     /// Keeps the optimiser from dropping the output.
     public private(set) var sink: Float = 0
 
@@ -38,6 +40,15 @@ public final class Rig: @unchecked Sendable {
         in2.initialize(repeating: 1, count: framesPerPeriod)
         out1.initialize(repeating: 0, count: framesPerPeriod)
         out2.initialize(repeating: 0, count: framesPerPeriod)
+        cvBuffers.initialize(repeating: nil, count: ParameterRegistry.capacity)
+        for p in scenario.registry.ids where scenario.registry[p].cv != nil {
+            cvBuffers[p.index] = .allocate(capacity: framesPerPeriod)
+            cvBuffers[p.index]!.initialize(repeating: 0, count: framesPerPeriod)
+        }
+    }
+
+    private var cv: UnsafePointer<UnsafeMutablePointer<Float>?>? {
+        scenario.registry.ids.contains { scenario.registry[$0].cv != nil } ? UnsafePointer(cvBuffers) : nil
     }
 
     /// Renders `periods` periods of `framesPerPeriod` frames; returns the nanoseconds they took
@@ -45,10 +56,11 @@ public final class Rig: @unchecked Sendable {
     public func render(periods: Int) -> Int64 {
         if renderer == nil { start() }
         let r = renderer!
+        let cv = self.cv
         let begin = Self.now()
         for _ in 0..<periods {
             r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
-                             out1: out1, out2: out2)
+                             out1: out1, out2: out2, cv: cv)
         }
         let elapsed = Self.now() - begin
         sink += out1[framesPerPeriod - 1] + out2[framesPerPeriod - 1]
@@ -68,7 +80,7 @@ public final class Rig: @unchecked Sendable {
         }
         for _ in 0..<periods {
             r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
-                             out1: out1, out2: out2)
+                             out1: out1, out2: out2, cv: cv)
             for i in 0..<framesPerPeriod {
                 mix(UInt64(out1[i].bitPattern))
                 mix(UInt64(out2[i].bitPattern))
@@ -88,7 +100,7 @@ public final class Rig: @unchecked Sendable {
         all.reserveCapacity(2 * periods * framesPerPeriod)
         for _ in 0..<periods {
             r.pointee.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2),
-                             out1: out1, out2: out2)
+                             out1: out1, out2: out2, cv: cv)
             for i in 0..<framesPerPeriod {
                 all.append(out1[i])
                 all.append(out2[i])
@@ -100,9 +112,11 @@ public final class Rig: @unchecked Sendable {
 
     private func start() {
         let tone = scenario.tone
-        var r = Renderer(sampleRate: sampleRate, initial: { $0 == .tone ? tone : ParameterSpec.builtIns[$0.index].initial })
-        for c in scenario.commands { _ = r.commands.push(TimedCommand(c)) }
-        r.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2), out1: out1, out2: out2)
+        let registry = scenario.registry
+        var r = Renderer(sampleRate: sampleRate, registry: registry,
+                         initial: { $0 == .tone ? tone : registry[$0].initial })
+        for c in scenario.commands { precondition(r.commands.push(TimedCommand(c))) }
+        r.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2), out1: out1, out2: out2, cv: cv)
         let animating = r.counters.load(RenderCounter.animations.rawValue)
         precondition(animating == UInt64(scenario.commands.count),
                      "\(scenario.name): \(animating) animations in flight, expected \(scenario.commands.count)")
@@ -132,11 +146,33 @@ public struct Scenario: Sendable {
     public var name: String
     public var tone: Double
     public var commands: [Command]
+    /// The five, and the declared parameters of the scenario (SPEC §8).
+    public var registry: ParameterRegistry
 
-    public init(_ name: String, tone: Double = 0, _ commands: [Command]) {
+    public init(_ name: String, tone: Double = 0, registry: ParameterRegistry = .builtIn, _ commands: [Command]) {
         self.name = name
         self.tone = tone
+        self.registry = registry
         self.commands = commands
+    }
+
+    /// `count` declared parameters, 0…1, each with a CV port (`cv`) or none, all moving 0.2 ↔ 0.8
+    /// along `default` (`moving`) or all at rest; the five idle, the tone off.
+    public static func declared(_ count: Int, moving isMoving: Bool, cv: Bool) -> Scenario {
+        var registry = ParameterRegistry.builtIn
+        var commands: [Command] = []
+        for i in 0..<count {
+            let p = try! registry.declare(ParameterSpec(name: "p\(i)", minimum: 0, maximum: 1, initial: 0.5, cv: cv ? .value : nil))
+            if isMoving {
+                var spec = AnimationSpec(target: 0.8, seconds: passSeconds, curve: curve("default"), domain: .linear)
+                spec.from = 0.2
+                spec.repeatCount = .infinity
+                spec.autoreverses = true
+                commands.append(.animate(p, spec))
+            }
+        }
+        let what = "\(isMoving ? "animating on default" : "idle")\(cv ? ", each with a CV port" : ", no CV")"
+        return Scenario("Declared: \(count) \(what)", registry: registry, commands)
     }
 }
 
@@ -231,6 +267,12 @@ public enum Scenarios {
         }
         for mode in KeyframeCalculation.allCases {
             list.append(Scenario("Keyframes: \(mode)", [keyframes(mode)]))
+        }
+        // Scale with the count (issue 10): subtract "idle, tone off" and divide by the count.
+        for count in [8, 64] {
+            list.append(.declared(count, moving: false, cv: false))
+            list.append(.declared(count, moving: false, cv: true))
+            list.append(.declared(count, moving: true, cv: true))
         }
         return list
     }
