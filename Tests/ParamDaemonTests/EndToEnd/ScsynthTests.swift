@@ -1,0 +1,69 @@
+import Foundation
+import ParamCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §8.2 against a real program: scsynth (SuperCollider's server, Debian's
+/// supercollider-server) plays a synth whose `cutoff` control goes straight to its output; a
+/// declared `cutoff` with `send = … /n_set` drives it, and the recorder takes scsynth's output
+/// through JACK.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct ScsynthTests {
+    @Test func paramdsSendsDriveARealScsynthSynthRecordedThroughJack() async throws {
+        let server = try JackServer.required()
+        let scPort = try freeUDPPort()
+        let synthdef = TestDirectory.file("cutoff_dc") + ".scsyndef"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Support/scsynth/make-synthdef.py").path
+        let make = try ChildProcess("/usr/bin/python3", [script, synthdef], label: "make-synthdef")
+        #expect(try await make.waitForExit() == .exited(0), "\(make.outputSummary())")
+
+        let scsynth = try ChildProcess("/usr/bin/scsynth", ["-u", "\(scPort)", "-B", "127.0.0.1", "-i", "0", "-o", "2"],
+                                       environment: server.environment, label: "scsynth")
+        defer { scsynth.signal(SIGTERM) }
+        try await scsynth.waitForLine(containing: "server ready", timeout: .seconds(20))
+        let sc = try OSCClient(port: scPort)
+        try sc.send("/d_load", [.string(synthdef)])
+        #expect(await sc.receive(until: "/done") != nil, "scsynth loaded the SynthDef")
+        try sc.send("/s_new", [.string("cutoff_dc"), .int32(1000), .int32(0), .int32(0)])
+        #expect(try await sc.request("/sync", [.int32(1)], reply: "/synced") != nil)
+
+        let home = TestHome("scsynth")
+        try home.writeConfig("""
+            [cutoff]
+            min = 20
+            max = 20000
+            initial = 440
+            domain = "log"
+            send = { url = "osc.udp://127.0.0.1:\(scPort)/n_set", args = [1000, "cutoff", "$value"], rate = 200 }
+            """)
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-sc", environment: home.environment)
+        let recorder = try await JackTool.record(server: server, name: "rec-sc", connect: ["SuperCollider:out_1"], seconds: 10)
+        try await Task.sleep(for: .milliseconds(300))
+        try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "1", "easeInEaseOut")
+        try await Task.sleep(for: .milliseconds(1500))
+        let recording = try await recorder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        _ = try await scsynth.stop(signal: SIGTERM)
+
+        let out = recording.channels[0]
+        guard let leaves = out.firstIndex(where: { $0 > 440.0001 }), let arrives = out.firstIndex(of: 5000) else {
+            Issue.record("scsynth's output never left 440 or never reached 5000: \(out.prefix(4)) … \(out.suffix(4))")
+            return
+        }
+        let glide = arrives - leaves
+        TestLog.write("scsynth's cutoff glided from 440 to 5000 in \(glide) frames (paramd's animation: 48000), \(Set(out[leaves...arrives]).count) levels")
+        #expect(out[..<leaves].allSatisfy { $0 == 440 }, "440 until the glide")
+        #expect(out[arrives...].allSatisfy { $0 == 5000 }, "the exact final value, held")
+        #expect(zip(out[leaves...arrives], out[(leaves + 1)...arrives]).allSatisfy { $0 <= $1 }, "a rising glide, no step back")
+        // It follows paramd's one-second animation, delayed by at most a send interval and
+        // scsynth's control block.
+        #expect(glide >= 48000 - 1024 && glide <= 48000 + 1024, "\(glide) frames")
+        // At half time it sounds near the middle of the glide in pitch space (√(440·5000)).
+        let middle = Double(out[leaves + glide / 2])
+        #expect(abs(Foundation.log(middle / (440 * 5000).squareRoot())) < 0.05, "\(middle) Hz at half time")
+    }
+}
