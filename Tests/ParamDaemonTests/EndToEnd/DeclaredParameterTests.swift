@@ -271,3 +271,44 @@ struct DeclaredParameterReloadTests {
         #expect(try await paramd.stop() == .exited(0))
     }
 }
+
+/// SPEC §5 for declared parameters: the JACK server goes and comes back.
+@Suite(.serialized)
+struct DeclaredParameterServerLossTests {
+    @Test func aDeclaredParameterEndsItsAnimationWhenTheServerGoesAndSoundsItsTargetWithItsPortWhenItReturns() async throws {
+        let serverName = JackServer.uniqueName("decl-loss")
+        let home = TestHome("decl-loss")
+        try home.writeConfig(DeclaredParameterTests.cutoff)
+        var server = try await JackServer.start(name: serverName)
+        let paramd: ParamdProcess
+        do {
+            paramd = try await ParamdProcess.start(server: server, name: "paramd-dloss", environment: home.environment)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        defer { paramd.process.signal(SIGTERM) }
+        let client = try OSCClient(port: paramd.port)
+        try client.send("/subscribe", [.string("/cutoff"), .float32(0)])
+        _ = await client.receive(until: "/cutoff")
+        try client.send("/cutoff", [.float32(3000), .float32(10), .string("id"), .int32(9)])
+        try await Task.sleep(for: .milliseconds(300))
+
+        try await server.stop()
+        let ended = await client.receive(until: "/cutoff/done", timeout: .seconds(5))
+        #expect(ended?.last?.arguments == [.int32(0), .int32(9)], "the glide in flight ends with /done i 0 i 9")
+        try client.send("/cutoff", [.float32(7000), .float32(0)])  // taken while away
+        try await Task.sleep(for: .milliseconds(200))
+
+        server = try await JackServer.start(name: serverName)
+        try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(10))
+        #expect(try await server.ports().contains("paramd-dloss:cv_cutoff"), "the CV port is registered again")
+        let recorder = try await JackTool.record(server: server, name: "rec-dloss", connect: ["paramd-dloss:cv_cutoff"], seconds: 2)
+        try await Task.sleep(for: .milliseconds(300))
+        let recording = try await recorder.stop()
+        #expect(!recording.channels[0].isEmpty && recording.channels[0].allSatisfy { $0 == 7000 }, "it sounds its target: \(recording.channels[0].prefix(4))")
+        #expect(try await client.get("cutoff")?.target == 7000)
+        #expect(try await paramd.stop() == .exited(0))
+        try await server.stop()
+    }
+}
