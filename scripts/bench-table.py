@@ -10,7 +10,7 @@ import sys
 name, rows, mallocs = None, {}, {}
 for line in sys.stdin:
     line = line.rstrip("\n")
-    if re.match(r"^(Full render|Curve|Keyframes): ", line):
+    if re.match(r"^(Full render|Curve|Keyframes|Declared): ", line):
         name = line
     elif name and line.startswith("│ Time per frame (ps)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
@@ -27,11 +27,22 @@ print("| --- | ---: | ---: | ---: | ---: |")
 full = ["Full render: all five animating", "Full render: all five animating, default curve",
         "Full render: idle, tone on", "Full render: idle, tone off"]
 order = [k for k in full if k in rows] + sorted((k for k in rows if k not in full), key=lambda k: -rows[k][2])
+declared = [k for k in order if k.startswith("Declared: ")]
+order = [k for k in order if k not in declared]
 for key in order:
     p = rows[key]
     share = f"{p[2] - idle:.1f}" if not key.startswith("Full render: idle") else ""
     print(f"| {key} | {p[0]:.1f} | {p[2]:.1f} | {p[4]:.1f} | {share} |")
 print("\nns per frame; 256-frame periods at 48 kHz.")
+if declared:
+    # Issue 10's goals: per declared parameter and frame, over "idle, tone off".
+    print("\n| declared parameters | best (p0) | median (p50) | per parameter, median − idle | goal |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for key in sorted(declared, key=lambda k: (int(k.split()[1]), k)):
+        p, count = rows[key], int(key.split()[1])
+        each = (p[2] - idle) / count
+        goal = 15 if "animating" in key else 0.5
+        print(f"| {key} | {p[0]:.1f} | {p[2]:.1f} | {each:.2f} | ≤ {goal} ns: {'met' if each <= goal else 'NOT met'} |")
 allocating = {k: v for k, v in mallocs.items() if v}
 if allocating:
     print("ALLOCATIONS while rendering:", allocating)

@@ -45,11 +45,12 @@ public final class Rig: @unchecked Sendable {
             cvBuffers[p.index] = .allocate(capacity: framesPerPeriod)
             cvBuffers[p.index]!.initialize(repeating: 0, count: framesPerPeriod)
         }
+        _ = cv
     }
 
-    private var cv: UnsafePointer<UnsafeMutablePointer<Float>?>? {
+    /// The CV buffers, when the scenario has ports (decided once: nothing is allocated while measuring).
+    private lazy var cv: UnsafePointer<UnsafeMutablePointer<Float>?>? =
         scenario.registry.ids.contains { scenario.registry[$0].cv != nil } ? UnsafePointer(cvBuffers) : nil
-    }
 
     /// Renders `periods` periods of `framesPerPeriod` frames; returns the nanoseconds they took
     /// (the renderer's start, on first use, and draining its rings are not counted).
