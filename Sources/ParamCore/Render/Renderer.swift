@@ -50,9 +50,12 @@ public struct Renderer: @unchecked Sendable {
     public private(set) var framePosition: UInt64 = 0
     public private(set) var sampleRate: Double
     public private(set) var clock = FrameClock()
-    /// JACK's frame counter at the start of the last rendered cycle, and that cycle's length.
+    /// JACK's frame counter as read in the last rendered cycle, and that cycle's length.
     @usableFromInline var lastJackFrame: UInt32? = nil
     @usableFromInline var lastFrames = 0
+    /// Frames JACK's counter has moved on beyond the cycles rendered, not yet confirmed by a
+    /// cycle that follows on from the reading (see `followJackFrame`).
+    @usableFromInline var unconfirmedSkip: Int64 = 0
 
     public let commands: SPSCRing<TimedCommand>
     public let events: SPSCRing<Event>
@@ -119,25 +122,15 @@ public struct Renderer: @unchecked Sendable {
     /// each on its frame (splitting the period there), runs the signal path of SPEC §2 with
     /// every parameter evaluated at every frame, then reports the values of moving parameters.
     /// `clock` (when JACK's cycle times are known) places time-tagged commands. `jackFrame` is
-    /// JACK's frame counter at the cycle's start: when JACK ran cycles without this client (an
-    /// overload), the renderer's clock moves on by the frames it missed, so animations keep
-    /// time with JACK rather than falling behind. Inputs may be nil (silence).
+    /// JACK's frame counter as read in this cycle (`jack_get_cycle_times`' current_frames): when
+    /// JACK ran cycles without this client (an overload), the renderer's clock moves on by the
+    /// frames it missed, one cycle later (`followJackFrame`), so animations keep time with JACK
+    /// rather than falling behind. Inputs may be nil (silence).
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
-        if let jackFrame {
-            if let last = lastJackFrame {
-                // 32-bit wrap-around is fine: only the difference matters.
-                let missed = Int32(bitPattern: jackFrame &- (last &+ UInt32(truncatingIfNeeded: lastFrames)))
-                if missed > 0 {
-                    framePosition &+= UInt64(missed)
-                    counters.add(RenderCounter.skippedFrames.rawValue, UInt64(missed))
-                }
-            }
-            lastJackFrame = jackFrame
-            lastFrames = frames
-        }
+        followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)
         if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate)) }
@@ -168,6 +161,45 @@ public struct Renderer: @unchecked Sendable {
         }
         framePosition = end
         finishPeriod()
+    }
+
+    /// Realtime-safe. Moves the renderer's clock on by the frames JACK's counter has gone past
+    /// without it, as far as this cycle's reading proves.
+    ///
+    /// What JACK2 does (1.9.21, measured with the dummy driver): at the start of each cycle it
+    /// adds that cycle's length to its counter, so consecutive readings differ by the length of
+    /// the later cycle, across a buffer-size change too (256 then 1024: +1024). A cycle JACK ran
+    /// without this client shows as a larger step; so does a callback that runs late, after the
+    /// next cycle has begun: it reads the next cycle's counter, and the callback after it reads
+    /// the same value again (steps of two periods, then zero). The two look alike until the
+    /// following cycle, so a step that does not follow on is only noted; the frames it jumped
+    /// are skipped when the next reading follows on from it (its step is one cycle), and a
+    /// later step back (the late read) cancels them first. Skipping at once would move the
+    /// clock a period ahead of JACK for good on every late callback. JACK1's counter steps by
+    /// the earlier cycle's length at a buffer-size change; that step follows on too.
+    @_noLocks @inline(__always)
+    mutating func followJackFrame(_ jackFrame: UInt32?, frames: Int) {
+        guard let jackFrame else {
+            // No reading this cycle: the next one has nothing to be compared with.
+            lastJackFrame = nil
+            unconfirmedSkip = 0
+            return
+        }
+        if let last = lastJackFrame {
+            // 32-bit wrap-around is fine: only the difference matters.
+            let step = Int64(Int32(bitPattern: jackFrame &- last))
+            if step == Int64(frames) || (frames != lastFrames && step == Int64(lastFrames)) {
+                if unconfirmedSkip > 0 {
+                    framePosition &+= UInt64(unconfirmedSkip)
+                    counters.add(RenderCounter.skippedFrames.rawValue, UInt64(unconfirmedSkip))
+                }
+                unconfirmedSkip = 0
+            } else {
+                unconfirmedSkip &+= step &- Int64(frames)
+            }
+        }
+        lastJackFrame = jackFrame
+        lastFrames = frames
     }
 
     /// Realtime-safe. Takes the new commands from the ring in arrival order: what is due at the
