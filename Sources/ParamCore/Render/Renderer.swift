@@ -164,19 +164,25 @@ public struct Renderer: @unchecked Sendable {
     }
 
     /// Realtime-safe. Moves the renderer's clock on by the frames JACK's counter has gone past
-    /// without it, as far as this cycle's reading proves.
+    /// without it, once a reading shows they were missed.
     ///
-    /// What JACK2 does (1.9.21, measured with the dummy driver): at the start of each cycle it
-    /// adds that cycle's length to its counter, so consecutive readings differ by the length of
-    /// the later cycle, across a buffer-size change too (256 then 1024: +1024). A cycle JACK ran
-    /// without this client shows as a larger step; so does a callback that runs late, after the
-    /// next cycle has begun: it reads the next cycle's counter, and the callback after it reads
-    /// the same value again (steps of two periods, then zero). The two look alike until the
-    /// following cycle, so a step that does not follow on is only noted; the frames it jumped
-    /// are skipped when the next reading follows on from it (its step is one cycle), and a
-    /// later step back (the late read) cancels them first. Skipping at once would move the
-    /// clock a period ahead of JACK for good on every late callback. JACK1's counter steps by
-    /// the earlier cycle's length at a buffer-size change; that step follows on too.
+    /// What JACK2 does (jackd 1.9.21, measured with the dummy driver; the same code since 2012):
+    /// at the start of each cycle it adds that cycle's length to its counter, and nothing else
+    /// moves it, so consecutive readings differ by the length of the later cycle, across a
+    /// buffer-size change too (a 256-frame cycle, then a 1024-frame one read 1024 later). A
+    /// longer step has two causes that look alike when it is read: cycles JACK ran without this
+    /// client, or a callback that runs late, after the next cycle has begun, and so reads the
+    /// next cycle's counter (a reading is never behind, only ahead). A late read shows itself in
+    /// the callback after it, which reads the same cycle again: a shorter step (seen: two
+    /// periods, then zero). So the frames of a longer step are only noted, and skipped in the
+    /// first cycle whose reading can be trusted: one that follows on from the last (its step is
+    /// this cycle's length), or one that steps back (it reads the cycle it runs in, after the
+    /// late one), less what the step back gives back. Skipping at once would put the clock a
+    /// period ahead of JACK for good after every late callback; the price is that the cycle
+    /// after a real gap is rendered as if there were none. (A run of late callbacks, each a
+    /// period late, still reads as a gap that follows on; nothing short of going back in time
+    /// could correct that.) JACK1's counter steps by the earlier cycle's length at a
+    /// buffer-size change; that step follows on too.
     @_noLocks @inline(__always)
     mutating func followJackFrame(_ jackFrame: UInt32?, frames: Int) {
         guard let jackFrame else {
@@ -188,14 +194,14 @@ public struct Renderer: @unchecked Sendable {
         if let last = lastJackFrame {
             // 32-bit wrap-around is fine: only the difference matters.
             let step = Int64(Int32(bitPattern: jackFrame &- last))
-            if step == Int64(frames) || (frames != lastFrames && step == Int64(lastFrames)) {
+            let followsOn = step == Int64(frames) || (frames != lastFrames && step == Int64(lastFrames))
+            if !followsOn { unconfirmedSkip &+= step &- Int64(frames) }
+            if followsOn || step < Int64(frames) {
                 if unconfirmedSkip > 0 {
                     framePosition &+= UInt64(unconfirmedSkip)
                     counters.add(RenderCounter.skippedFrames.rawValue, UInt64(unconfirmedSkip))
                 }
                 unconfirmedSkip = 0
-            } else {
-                unconfirmedSkip &+= step &- Int64(frames)
             }
         }
         lastJackFrame = jackFrame
