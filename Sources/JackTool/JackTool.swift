@@ -50,7 +50,7 @@ extension JackTool {
             discussion: """
                 Prints 'ready' on stdout once connected. FILE holds raw little-endian float32 \
                 samples, channels interleaved; FILE.json holds sampleRate, channels, frames, \
-                firstFrameTime and periods ([frameTime, usecs] of every recorded period).
+                firstFrameTime and periods ([frameTime, usecs, nframes] of every recorded period).
                 """)
 
         @OptionGroup var options: ServerOptions

@@ -2,10 +2,12 @@ import CJack
 import Foundation
 import Synchronization
 
-/// One recorded period: `jack_last_frame_time` and `jack_get_cycle_times`' current_usecs.
+/// One recorded period: `jack_last_frame_time`, `jack_get_cycle_times`' current_usecs, and the
+/// period's length (`nframes`; the last period recorded may hold fewer, when the buffer filled up).
 struct PeriodStamp {
     var frameTime: UInt32
     var usecs: UInt64
+    var frames: UInt32
 }
 
 /// What the record process callback owns. Lives in raw memory, preallocated before activation.
@@ -36,7 +38,7 @@ struct RecordState: ~Copyable {
         samples = .allocate(capacity: max(1, capacityFrames * channels))
         samples.initialize(repeating: 0, count: max(1, capacityFrames * channels))  // touch the pages now
         periods = .allocate(capacity: max(1, periodCapacity))
-        periods.initialize(repeating: PeriodStamp(frameTime: 0, usecs: 0), count: max(1, periodCapacity))
+        periods.initialize(repeating: PeriodStamp(frameTime: 0, usecs: 0, frames: 0), count: max(1, periodCapacity))
     }
 
     deinit {
@@ -83,7 +85,7 @@ func recordProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         channel += 1
     }
     let periodIndex = state.pointee.periodCount
-    state.pointee.periods[periodIndex] = PeriodStamp(frameTime: frameTime, usecs: currentUsecs)
+    state.pointee.periods[periodIndex] = PeriodStamp(frameTime: frameTime, usecs: currentUsecs, frames: nframes)
     state.pointee.periodCount = periodIndex + 1
     state.pointee.frames = start + count
     if state.pointee.frames >= state.pointee.capacityFrames
@@ -178,7 +180,7 @@ struct Recording {
         var json = "{\"sampleRate\":\(sampleRate),\"channels\":\(channels),\"frames\":\(frames),"
         json += "\"firstFrameTime\":\(periods.first.map { String($0.frameTime) } ?? "null"),"
         json += "\"bufferSize\":\(bufferSize),\"xruns\":\(xruns),\"periods\":["
-        json += periods.map { "[\($0.frameTime),\($0.usecs)]" }.joined(separator: ",")
+        json += periods.map { "[\($0.frameTime),\($0.usecs),\($0.frames)]" }.joined(separator: ",")
         json += "]}\n"
         try Data(json.utf8).write(to: URL(fileURLWithPath: path + ".json"), options: .atomic)
     }

@@ -82,9 +82,12 @@ public struct Renderer: @unchecked Sendable {
     public private(set) var framePosition: UInt64 = 0
     public private(set) var sampleRate: Double
     public private(set) var clock = FrameClock()
-    /// JACK's frame counter at the start of the last rendered cycle, and that cycle's length.
+    /// JACK's frame counter as read in the last rendered cycle, and that cycle's length.
     @usableFromInline var lastJackFrame: UInt32? = nil
     @usableFromInline var lastFrames = 0
+    /// Frames JACK's counter has moved on beyond the cycles rendered, not yet confirmed by a
+    /// cycle that follows on from the reading (see `followJackFrame`).
+    @usableFromInline var unconfirmedSkip: Int64 = 0
 
     public let commands: CommandQueue
     public let events: SPSCRing<Event>
@@ -183,29 +186,19 @@ public struct Renderer: @unchecked Sendable {
     /// each on its frame (splitting the period there), runs the signal path of SPEC §2 with
     /// every parameter evaluated at every frame, then reports the values of moving parameters.
     /// `clock` (when JACK's cycle times are known) places time-tagged commands. `jackFrame` is
-    /// JACK's frame counter at the cycle's start: when JACK ran cycles without this client (an
-    /// overload), the renderer's clock moves on by the frames it missed, so animations keep
-    /// time with JACK rather than falling behind. Inputs may be nil (silence). With
-    /// `reportValues` false (nobody follows values) moving parameters push no value events;
-    /// ends and target updates are always reported.
+    /// JACK's frame counter as read in this cycle (`jack_get_cycle_times`' current_frames): when
+    /// JACK ran cycles without this client (an overload), the renderer's clock moves on by the
+    /// frames it missed, one cycle later (`followJackFrame`), so animations keep time with JACK
+    /// rather than falling behind. Inputs may be nil (silence). `cv`, by parameter slot, holds
+    /// the CV ports' buffers of this period. With `reportValues` false (nobody follows values)
+    /// moving parameters push no value events; ends and target updates are always reported.
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
                                 reportValues: Bool = true) {
-        if let jackFrame {
-            if let last = lastJackFrame {
-                // 32-bit wrap-around is fine: only the difference matters.
-                let missed = Int32(bitPattern: jackFrame &- (last &+ UInt32(truncatingIfNeeded: lastFrames)))
-                if missed > 0 {
-                    framePosition &+= UInt64(missed)
-                    counters.add(RenderCounter.skippedFrames.rawValue, UInt64(missed))
-                }
-            }
-            lastJackFrame = jackFrame
-            lastFrames = frames
-        }
+        followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)
         if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate)) }
@@ -241,6 +234,51 @@ public struct Renderer: @unchecked Sendable {
         }
         framePosition = end
         finishPeriod(reportValues: reportValues)
+    }
+
+    /// Realtime-safe. Moves the renderer's clock on by the frames JACK's counter has gone past
+    /// without it, once a reading shows they were missed.
+    ///
+    /// What JACK2 does (jackd 1.9.21, measured with the dummy driver; the same code since 2012):
+    /// at the start of each cycle it adds that cycle's length to its counter, and nothing else
+    /// moves it, so consecutive readings differ by the length of the later cycle, across a
+    /// buffer-size change too (a 256-frame cycle, then a 1024-frame one read 1024 later). A
+    /// longer step has two causes that look alike when it is read: cycles JACK ran without this
+    /// client, or a callback that runs late, after the next cycle has begun, and so reads the
+    /// next cycle's counter (a reading is never behind, only ahead). A late read shows itself in
+    /// the callback after it, which reads the same cycle again: a shorter step (seen: two
+    /// periods, then zero). So the frames of a longer step are only noted, and skipped in the
+    /// first cycle whose reading can be trusted: one that follows on from the last (its step is
+    /// this cycle's length), or one that steps back (it reads the cycle it runs in, after the
+    /// late one), less what the step back gives back. Skipping at once would put the clock a
+    /// period ahead of JACK for good after every late callback; the price is that the cycle
+    /// after a real gap is rendered as if there were none. (A run of late callbacks, each a
+    /// period late, still reads as a gap that follows on; nothing short of going back in time
+    /// could correct that.) JACK1's counter steps by the earlier cycle's length at a
+    /// buffer-size change; that step follows on too.
+    @_noLocks @inline(__always)
+    mutating func followJackFrame(_ jackFrame: UInt32?, frames: Int) {
+        guard let jackFrame else {
+            // No reading this cycle: the next one has nothing to be compared with.
+            lastJackFrame = nil
+            unconfirmedSkip = 0
+            return
+        }
+        if let last = lastJackFrame {
+            // 32-bit wrap-around is fine: only the difference matters.
+            let step = Int64(Int32(bitPattern: jackFrame &- last))
+            let followsOn = step == Int64(frames) || (frames != lastFrames && step == Int64(lastFrames))
+            if !followsOn { unconfirmedSkip &+= step &- Int64(frames) }
+            if followsOn || step < Int64(frames) {
+                if unconfirmedSkip > 0 {
+                    framePosition &+= UInt64(unconfirmedSkip)
+                    counters.add(RenderCounter.skippedFrames.rawValue, UInt64(unconfirmedSkip))
+                }
+                unconfirmedSkip = 0
+            }
+        }
+        lastJackFrame = jackFrame
+        lastFrames = frames
     }
 
     /// Realtime-safe. Takes the new commands from the ring in arrival order: what is due at the

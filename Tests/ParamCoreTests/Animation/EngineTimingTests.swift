@@ -310,17 +310,115 @@ import Testing
         #expect(h.events().count == 10, "each refused one ends with done 0")
     }
 
-    @Test func cyclesJackRanWithoutUsMoveTheClockOnSoAnimationsKeepTime() {
+    /// Renders one period of `frames` per JACK counter reading; out_1 of all of them.
+    func renderReadings(_ h: inout RendererHarness, _ readings: [(jackFrame: UInt32, frames: Int)]) -> [Float] {
+        var out: [Float] = []
+        for (jackFrame, frames) in readings {
+            precondition(frames <= h.period)
+            h.renderer.render(frames: frames, jackFrame: jackFrame, in1: UnsafePointer(h.in1), in2: UnsafePointer(h.in1), out1: h.out1, out2: h.out2)
+            out += UnsafeBufferPointer(start: h.out1, count: frames)
+        }
+        return out
+    }
+
+    /// A linear fade from 1 to 0 over 1000 frames: the value at frame k of it.
+    func fade(_ k: Int) -> Float { Float(max(0, 1 - Double(k) / 1000)) }
+
+    @Test func cyclesJackRanWithoutUsMoveTheClockOnOnceTheNextCycleConfirmsIt() {
         var h = RendererHarness(period: 100)
         defer { h.release() }
         h.send(.volume, spec(0, seconds: 1000.0 / 48000))
-        var out: [Float] = []
-        for jackFrame: UInt32 in [5000, 5100, 5300, 5400] {  // the cycle at 5200 never came
-            h.renderer.render(frames: 100, jackFrame: jackFrame, in1: UnsafePointer(h.in1), in2: UnsafePointer(h.in1), out1: h.out1, out2: h.out2)
-            out += UnsafeBufferPointer(start: h.out1, count: 100)
-        }
-        #expect(abs(out[200] - 0.7) < 1e-6, "frame 300 of the fade, not 200")
+        // The cycle at 5200 never came. The reading at 5300 could still be a late callback's
+        // (it would read 5300 again next); 5400 follows on from it, so 100 frames were missed.
+        let out = renderReadings(&h, [(5000, 100), (5100, 100), (5300, 100), (5400, 100), (5500, 100)])
+        #expect(abs(out[200] - fade(200)) < 1e-6, "the unconfirmed cycle follows on from the last")
+        #expect(abs(out[300] - fade(400)) < 1e-6, "frame 400 of the fade, not 300")
+        #expect(abs(out[400] - fade(500)) < 1e-6)
         #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 100)
+    }
+
+    @Test func aLateCallbackThatReadsTheNextCyclesFrameTimeMovesNothing() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        // JACK2, seen with jackd -d dummy under load: the callback of the cycle at 128 runs after
+        // the cycle at 192 has begun and reads 192; the next callback reads 192 again.
+        let out = renderReadings(&h, [(0, 64), (64, 64), (192, 64), (192, 64), (256, 64), (320, 64)])
+        for k in 0..<out.count {
+            #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k): \(out[k]), not a period ahead")
+        }
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0)
+    }
+
+    @Test func aBufferSizeChangeIsNotAGapInJackTime() {
+        // JACK2 adds each cycle's own length to its counter at the cycle's start, so the step
+        // into the first cycle of a new size is the new size (measured: 256 then 1024 → +1024).
+        for (small, large) in [(64, 1024), (256, 1024), (64, 256)] {
+            var h = RendererHarness(period: large)
+            defer { h.release() }
+            h.send(.volume, spec(0, seconds: 4000.0 / 48000))
+            var readings: [(jackFrame: UInt32, frames: Int)] = []
+            var frame: UInt32 = 10_000
+            for size in [small, small, large, large, small, small, large] {
+                frame &+= UInt32(size)
+                readings.append((frame, size))
+            }
+            let out = renderReadings(&h, readings)
+            for k in 0..<out.count {
+                #expect(abs(out[k] - Float(max(0, 1 - Double(k) / 4000))) < 1e-6, "\(small) ↔ \(large), frame \(k)")
+            }
+            #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0, "\(small) ↔ \(large)")
+        }
+    }
+
+    @Test func jack1sStepByTheEarlierCycleAtABufferSizeChangeFollowsOnToo() {
+        var h = RendererHarness(period: 1024)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 4000.0 / 48000))
+        let out = renderReadings(&h, [(0, 256), (256, 256), (512, 1024), (1536, 1024), (2560, 64), (2624, 64)])
+        for k in 0..<out.count {
+            #expect(abs(out[k] - Float(max(0, 1 - Double(k) / 4000))) < 1e-6, "frame \(k)")
+        }
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0)
+    }
+
+    @Test func severalCyclesMissedAtOnceAreSkippedTogether() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        let out = renderReadings(&h, [(0, 64), (64, 64), (128 + 320, 64), (192 + 320, 64), (256 + 320, 64)])
+        #expect(abs(out[128] - fade(128)) < 1e-6)
+        #expect(abs(out[192] - fade(192 + 320)) < 1e-6)
+        #expect(abs(out[256] - fade(256 + 320)) < 1e-6)
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 320)
+    }
+
+    @Test func aMissedCycleAndALateReadTogetherAreSkippedOnTheReadThatStepsBack() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        // Seen under load: the cycle at 128 never came to this client, and the callback of the
+        // one at 192 ran late and read 256; the next read 256 again. That reading is the cycle it
+        // runs in, so the one cycle really missed is skipped there, not a cycle later.
+        let out = renderReadings(&h, [(0, 64), (64, 64), (256, 64), (256, 64), (320, 64)])
+        #expect(abs(out[128] - fade(128)) < 1e-6, "the unconfirmed cycle follows on from the last")
+        #expect(abs(out[192] - fade(256)) < 1e-6, "the read that steps back is JACK's frame 256")
+        #expect(abs(out[256] - fade(320)) < 1e-6)
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 64)
+    }
+
+    @Test func aCycleWithoutAReadingStartsTheComparisonAfresh() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        var out = renderReadings(&h, [(0, 64), (64, 64)])
+        h.renderer.render(frames: 64, jackFrame: nil, in1: UnsafePointer(h.in1), in2: UnsafePointer(h.in1), out1: h.out1, out2: h.out2)
+        out += UnsafeBufferPointer(start: h.out1, count: 64)
+        out += renderReadings(&h, [(192, 64), (256, 64)])
+        for k in 0..<out.count {
+            #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k)")
+        }
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0)
     }
 
     @Test func aUIKitSpringTimesAKeyframeSegmentOverTheSegmentsOwnDuration() {

@@ -30,7 +30,23 @@ struct DeclaredParameterTests {
 
     @Test func aDeclaredCutoffsCVPortFollowsEaseInEaseOutInTheLogDomainSampleForSample() async throws {
         let server = try JackServer.required()
-        let recording = try await recordingWithoutXruns("cv_cutoff glide") {
+        let n = 24000  // 0.5 s at 48 kHz
+        func expected(_ k: Int) -> Double {
+            let eased = k <= 0 ? 0 : k >= n ? 1 : referenceBezier(0.42, 0, 0.58, 1, Double(k) / Double(n))
+            return Foundation.exp(Foundation.log(1000.0) + (Foundation.log(5000.0) - Foundation.log(1000.0)) * eased)
+        }
+        let checked = -100..<(n + 1000)
+        /// The worst relative difference over the placed frames from `s`, and how many were compared.
+        func compare(_ timeline: FrameTimeline, from s: Int64) -> (worst: Double, compared: Int) {
+            var worst = 0.0, compared = 0
+            for (frame, value) in timeline.samples(in: (s + Int64(checked.lowerBound))..<(s + Int64(checked.upperBound))) {
+                let e = expected(Int(frame - s))
+                worst = max(worst, abs(Double(value) - e) / e)
+                compared += 1
+            }
+            return (worst, compared)
+        }
+        let found = try await recordUntilCovered("cv_cutoff glide") {
             let (paramd, _) = try await start(server, "paramd-cv", config: Self.cutoff)
             let recorder = try await JackTool.record(server: server, name: "rec-cv", connect: ["paramd-cv:cv_cutoff"], seconds: 10)
             try await Task.sleep(for: .milliseconds(300))
@@ -39,39 +55,30 @@ struct DeclaredParameterTests {
             let recording = try await recorder.stop()
             #expect(try await paramd.stop() == .exited(0))
             return recording
-        }
-        let cv = recording.channels[0]
-        let n = 24000  // 0.5 s at 48 kHz
-        func expected(_ k: Int) -> Double {
-            let eased = k <= 0 ? 0 : k >= n ? 1 : referenceBezier(0.42, 0, 0.58, 1, Double(k) / Double(n))
-            return Foundation.exp(Foundation.log(1000.0) + (Foundation.log(5000.0) - Foundation.log(1000.0)) * eased)
-        }
-        // easeInEaseOut leaves 1000 so gently that the first frames still round to 1000 in the
-        // port's float32: find the start from the middle instead (progress ½ sounds √(1000·5000)),
-        // then take the frame near it that the whole curve fits.
-        guard let middle = (1..<cv.count).first(where: { Double(cv[$0]) >= 2236.0679 }) else {
-            Issue.record("no glide found in \(cv.count) recorded frames")
-            return
-        }
-        func worst(from s: Int) -> Double {
-            var w = 0.0
-            for k in -100...(n + 1000) where s + k >= 0 && s + k < cv.count {
-                w = max(w, abs(Double(cv[s + k]) - expected(k)) / expected(k))
+        } measure: { (timeline: FrameTimeline) -> Coverage<(start: Int64, worst: Double, compared: Int)> in
+            // easeInEaseOut leaves 1000 so gently that the first frames still round to 1000 in
+            // the port's float32: find the start from the middle instead (progress ½ sounds
+            // √(1000·5000)), then take the frame near it that the whole curve fits.
+            guard let middle = timeline.firstFrame(where: { Double($0) >= 2236.0679 }) else {
+                return .tooLittle("no middle of the glide (or it fell in a gap)")
             }
-            return w
+            let candidates = (middle - Int64(n / 2) - 8)...(middle - Int64(n / 2) + 8)
+            let s = candidates.min { compare(timeline, from: $0).worst < compare(timeline, from: $1).worst }!
+            let (worst, compared) = compare(timeline, from: s)
+            guard Double(compared) >= 0.9 * Double(checked.count) else {
+                return .tooLittle("\(compared) of \(checked.count) frames of the glide recorded")
+            }
+            return .enough((s, worst, compared))
         }
-        let candidates = (middle - n / 2 - 8)...(middle - n / 2 + 8)
-        let s = candidates.min { worst(from: $0) < worst(from: $1) }!
-        #expect(cv.count > s + n + 1000, "recording too short: \(cv.count) frames, glide from \(s)")
-        let w = worst(from: s)
-        TestLog.write("cv_cutoff along easeInEaseOut in the log domain: worst relative difference \(w) over \(n + 1100) frames from frame \(s)")
-        #expect(w < 2e-5)
-        #expect(cv[s + n] == 5000, "the exact target from s + N on")
+        guard let ((s, worst, compared), timeline) = found else { return }
+        TestLog.write("cv_cutoff along easeInEaseOut in the log domain from JACK frame \(s): worst relative difference \(worst) over \(compared) of \(checked.count) frames; \(timeline.description)")
+        #expect(worst < 2e-5)
+        #expect(timeline.value(at: s + Int64(n)) == nil || timeline.value(at: s + Int64(n)) == 5000, "the exact target from s + N on")
     }
 
     @Test func aBundleMovingVolumeAndCutoffStartsBothOnTheSameFrame() async throws {
         let server = try JackServer.required()
-        let recording = try await recordingWithoutXruns("volume and cutoff in one bundle") {
+        let found = try await recordUntilCovered("volume and cutoff in one bundle") {
             let (paramd, _) = try await start(server, "paramd-bundle2", config: Self.cutoff)
             let feeder = try await JackTool.feed(server: server, name: "feeder-bundle2", connect: ["paramd-bundle2:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-bundle2",
@@ -87,12 +94,15 @@ struct DeclaredParameterTests {
             try await feeder.stop()
             #expect(try await paramd.stop() == .exited(0))
             return recording
+        } measure: { (timeline: FrameTimeline) -> Coverage<(volume: Int64, cutoff: Int64)> in
+            guard let volume = timeline.firstChange(0, leaving: 1), let cutoff = timeline.firstChange(1, leaving: 1000) else {
+                return .tooLittle("a start fell in a gap")
+            }
+            return .enough((volume.first, cutoff.first))
         }
-        let out = recording.channels[0], cv = recording.channels[1]
-        let volumeStart = (1..<out.count).first { out[$0 - 1] == 1 && out[$0] < 1 }
-        let cutoffStart = (1..<cv.count).first { cv[$0 - 1] == 1000 && cv[$0] > 1000 }
-        TestLog.write("bundle: volume leaves 1 at frame \(String(describing: volumeStart)), cutoff leaves 1000 at \(String(describing: cutoffStart))")
-        #expect(volumeStart != nil && volumeStart == cutoffStart)
+        guard let ((volume, cutoff), _) = found else { return }
+        TestLog.write("bundle: volume leaves 1 at JACK frame \(volume), cutoff leaves 1000 at \(cutoff)")
+        #expect(volume == cutoff)
     }
 
     @Test func getParamsSubscribeAndStateWorkForADeclaredParameter() async throws {

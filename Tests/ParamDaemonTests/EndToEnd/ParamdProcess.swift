@@ -152,31 +152,3 @@ func referenceBezier(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ p
     }
     return bezier((lo + hi) / 2, y1, y2)
 }
-
-/// Runs `attempt` (which records paramd's output) up to four times, as long as its recording
-/// saw an xrun: on this shared 2-core machine the dummy driver reports some even when idle, and a
-/// cycle JACK runs without a client leaves a gap that no sample-by-sample comparison survives.
-/// Tests assert behaviour, not the machine's load; the last attempt stands whatever happened.
-func recordingWithoutXruns(_ what: String, attempts: Int = 4, _ attempt: () async throws -> Recording) async throws -> Recording {
-    var recording = try await attempt()
-    var tries = 1
-    while (recording.metadata.xruns ?? 0) > 0 && tries < attempts {
-        TestLog.write("\(what): \(recording.metadata.xruns ?? 0) xrun(s) during the recording; recording again")
-        recording = try await attempt()
-        tries += 1
-    }
-    return recording
-}
-
-/// Checks a recording sample by sample: exactly when it is clean. When even the last attempt
-/// saw xruns (the machine was overloaded for seconds on end), a mismatch is recorded as a known,
-/// intermittent issue, not a failure: a gap JACK leaves says nothing about paramd's timing.
-func checkRecording(_ recording: Recording, _ body: () throws -> Void) rethrows {
-    if (recording.metadata.xruns ?? 0) == 0 {
-        try body()
-    } else {
-        withKnownIssue("\(recording.metadata.xruns ?? 0) xrun(s) in every attempt's recording", isIntermittent: true) {
-            try body()
-        }
-    }
-}

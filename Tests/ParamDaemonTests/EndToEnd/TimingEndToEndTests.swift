@@ -32,81 +32,83 @@ struct TimingEndToEndTests {
         }
     }
 
-    /// The first frame of a change away from `value` after a run of it.
-    func start(of out: [Float], leaving value: Float) -> Int? {
-        (1..<out.count).first { out[$0 - 1] == value && out[$0] != value }.map { $0 - 1 }
-    }
-
     @Test func theTremoloOfTheSpecPlaysSampleForSample() async throws {
-        let recording = try await recordingWithoutXruns("paramd-trem") {
+        let n = 24000
+        func expected(_ k: Int) -> Double {
+            let pass = k / n, within = k % n
+            var p = Double(within) / Double(n)
+            if pass % 2 == 1 { p = 1 - p }
+            return 1 + (0.3 - 1) * referenceBezier(0.42, 0, 0.58, 1, p)
+        }
+        let found: ((start: Int64, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("tremolo") {
             let rig = try await Rig.start("paramd-trem")
             try await Task.sleep(for: .milliseconds(200))
             try await oscsend(rig.paramd.port, "/volume", "ffssssi", "0.3", "0.5", "easeInEaseOut", "repeat", "inf", "autoreverse", "1")
             try await Task.sleep(for: .milliseconds(1800))
             return try await rig.finish()
-        }
-        let out = recording.channels[0]
-        try checkRecording(recording) {
-            guard let seen = start(of: out, leaving: 1) else { Issue.record("no tremolo in \(out.count) frames"); return }
-            let n = 24000
-            func expected(_ k: Int) -> Double {
-                let pass = k / n, within = k % n
-                var p = Double(within) / Double(n)
-                if pass % 2 == 1 { p = 1 - p }
-                return 1 + (0.3 - 1) * referenceBezier(0.42, 0, 0.58, 1, p)
-            }
-            func worstDifference(from s: Int, frames: Int) -> Double {
-                var worst = 0.0
-                for k in 0..<frames where s + k < out.count { worst = max(worst, abs(Double(out[s + k]) - expected(k))) }
-                return worst
-            }
+        } measure: { timeline in
+            guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no tremolo start (or it fell in a gap)") }
             // easeInEaseOut leaves its start so gently that float32 reads 1.0 for a few frames:
             // the start is the frame that fits best, at most a few dozen frames before the first change.
-            let s = ((seen - 64)...seen).min { worstDifference(from: $0, frames: 2000) < worstDifference(from: $1, frames: 2000) }!
-            let checked = min(3 * n, out.count - s)
-            let worst = worstDifference(from: s, frames: checked)
-            TestLog.write("tremolo: \(checked) frames, worst difference \(worst)")
-            #expect(checked >= 2 * n, "recorded at least two passes")
-            #expect(worst < 2e-5)
+            let fits = ((change.first - 64)...change.last).map { s in
+                (start: s, worst: CurveComparison(timeline, start: s, frames: 0..<2000, expected: expected).worst)
+            }
+            let s = fits.min { $0.worst < $1.worst }!.start
+            let comparison = CurveComparison(timeline, start: s, frames: 0..<(3 * n), expected: expected)
+            guard comparison.coverage >= 0.9 else { return .tooLittle("three passes from frame \(s): \(comparison)") }
+            return .enough((start: s, comparison: comparison))
         }
+        guard let ((s, comparison), timeline) = found else { return }
+        TestLog.write("tremolo from JACK frame \(s), three passes: \(comparison); recording: \(timeline.description)")
+        #expect(comparison.worst < 2e-5, "\(comparison)")
     }
 
     @Test func aPhysicalSpringPlaysItsClosedFormAndSettlesOnTheTarget() async throws {
-        let recording = try await recordingWithoutXruns("paramd-spring") {
+        // m=1, k=100, c=10: ω0 = 10, ζ = 0.5, from rest: x(t) = 1 − e^(−5t)(cos ωd t + 5/ωd sin ωd t).
+        let wd = (100.0 - 25).squareRoot()
+        func x(_ t: Double) -> Double { 1 - exp(-5 * t) * (cos(wd * t) + 5 / wd * sin(wd * t)) }
+        let found: ((start: Int64, settled: Int, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("spring") {
             let rig = try await Rig.start("paramd-spring")
             try await oscsend(rig.paramd.port, "/volume", "ff", "0", "0")
             try await Task.sleep(for: .milliseconds(200))
             try await oscsend(rig.paramd.port, "/volume", "ffs", "0.5", "0", "spring(1,100,10)")
             try await Task.sleep(for: .milliseconds(2300))
             return try await rig.finish()
-        }
-        let out = recording.channels[0]
-        try checkRecording(recording) {
-            guard let s = start(of: out, leaving: 0) else { Issue.record("no spring found"); return }
-            // m=1, k=100, c=10: ω0 = 10, ζ = 0.5, from rest: x(t) = 1 − e^(−5t)(cos ωd t + 5/ωd sin ωd t).
-            let wd = (100.0 - 25).squareRoot()
-            func x(_ t: Double) -> Double { 1 - exp(-5 * t) * (cos(wd * t) + 5 / wd * sin(wd * t)) }
-            var worst = 0.0
+        } measure: { timeline in
+            guard let change = timeline.firstChange(leaving: 0) else { return .tooLittle("no spring start (or it fell in a gap)") }
+            let s = change.last
+            // Settled: the first frame at exactly 0.5 from which the next 0.1 s are all 0.5.
+            let samples = timeline.samples(in: s..<(s + 2 * 48000 + 4800))
             var settled: Int? = nil
-            for k in 0..<(2 * 48000) where s + k < out.count {
-                let value = Double(out[s + k])
-                if settled == nil && value == 0.5 && out[(s + k)...].prefix(4800).allSatisfy({ $0 == 0.5 }) { settled = k }
-                if settled == nil { worst = max(worst, abs(value - 0.5 * x(Double(k) / 48000))) }
+            for (i, sample) in samples.enumerated() where sample.value == 0.5 {
+                let following = samples[i...].prefix { $0.frame < sample.frame + 4800 }
+                if following.allSatisfy({ $0.value == 0.5 }) && following.count >= 4800 * 9 / 10 {
+                    settled = Int(sample.frame - s)
+                    break
+                }
             }
-            TestLog.write("spring(1,100,10): worst difference \(worst) before settling at frame \(settled ?? -1)")
-            #expect(worst < 2e-5)
-            // Settles where the envelope of its remaining motion falls below 1e-4 of the distance.
-            guard let settled else { Issue.record("never settled on 0.5"); return }
-            #expect(abs(Double(settled) / 48000 - 1.87) < 0.05, "settled at \(Double(settled) / 48000) s")
-            // And the reference values, at their 10 ms steps.
-            let csv = try String(contentsOf: ReferenceCurves.directory.appendingPathComponent("springs.csv"), encoding: .utf8)
-            for line in csv.split(separator: "\n").dropFirst() where line.hasPrefix("1,100,10,0,") {
-                let f = line.split(separator: ",").compactMap { Double($0) }
-                let k = Int((f[4] * 48000).rounded())
-                guard k < settled, s + k < out.count else { continue }
-                #expect(abs(Double(out[s + k]) - 0.5 * f[5]) < 2e-5, "at \(f[4]) s")
-            }
+            guard let settled else { return .tooLittle("no settling on 0.5 recorded within 2 s of frame \(s)") }
+            let comparison = CurveComparison(timeline, start: s, frames: 0..<settled) { k in 0.5 * x(Double(k) / 48000) }
+            guard comparison.coverage >= 0.9 else { return .tooLittle("the spring from frame \(s): \(comparison)") }
+            return .enough((start: s, settled: settled, comparison: comparison))
         }
+        guard let ((s, settled, comparison), timeline) = found else { return }
+        TestLog.write("spring(1,100,10) from JACK frame \(s), settling at frame \(settled): \(comparison); recording: \(timeline.description)")
+        #expect(comparison.worst < 2e-5, "\(comparison)")
+        // Settles where the envelope of its remaining motion falls below 1e-4 of the distance.
+        #expect(abs(Double(settled) / 48000 - 1.87) < 0.05, "settled at \(Double(settled) / 48000) s")
+        // And the reference values, at their 10 ms steps.
+        let csv = try String(contentsOf: ReferenceCurves.directory.appendingPathComponent("springs.csv"), encoding: .utf8)
+        var listed = 0
+        for line in csv.split(whereSeparator: \.isNewline).dropFirst() where line.hasPrefix("1,100,10,0,") {  // CRLF lines
+            let f = line.split(separator: ",").compactMap { Double($0) }
+            let k = Int((f[4] * 48000).rounded())
+            guard k < settled, let value = timeline.value(at: s + Int64(k)) else { continue }
+            listed += 1
+            #expect(abs(Double(value) - 0.5 * f[5]) < 2e-5, "at \(f[4]) s")
+        }
+        TestLog.write("spring(1,100,10): \(listed) reference values of springs.csv on recorded frames")
+        #expect(listed > 0, "some reference values fall on recorded frames")
     }
 
     /// NTP time `seconds` from now on the system clock.
@@ -118,7 +120,7 @@ struct TimingEndToEndTests {
     }
 
     @Test func twoBundlesTaggedAThousandFramesApartStartExactlyAThousandFramesApart() async throws {
-        let recording = try await recordingWithoutXruns("paramd-tags") {
+        let found: ((a: Int64, b: Int64, first: Float?, second: Float?, between: [Float]), FrameTimeline)? = try await recordUntilCovered("bundles a thousand frames apart") {
             let rig = try await Rig.start("paramd-tags")
             let client = try OSCClient(port: rig.paramd.port)
             try await Task.sleep(for: .milliseconds(300))
@@ -128,40 +130,44 @@ struct TimingEndToEndTests {
             try client.send(.bundle(timeTag: t1, elements: [.message(OSCMessage("/volume", [.float32(0.5), .float32(0)]))]))
             try await Task.sleep(for: .milliseconds(700))
             return try await rig.finish()
+        } measure: { timeline in
+            // Each change's frame, known only if the frame before it was recorded too.
+            guard let a = timeline.firstChange(leaving: 1)?.first else { return .tooLittle("the first change not found (or it fell in a gap)") }
+            guard let b = timeline.firstChange(leaving: 0.5, from: a)?.first else { return .tooLittle("the second change not found (or it fell in a gap)") }
+            let between = timeline.samples(in: a..<b)
+            guard between.count * 10 >= Int(max(0, b - a)) * 9 else { return .tooLittle("\(between.count) of the frames from \(a) to \(b) recorded") }
+            return .enough((a: a, b: b, first: timeline.value(at: a), second: timeline.value(at: b), between: between.map(\.value)))
         }
-        let out = recording.channels[0]
-        try checkRecording(recording) {
-            guard let a = out.firstIndex(of: 0.5), let b = out.firstIndex(of: 0.25) else { Issue.record("changes not found"); return }
-            TestLog.write("bundles tagged 1000/48000 s apart: changes at frames \(a) and \(b), \(b - a) apart; first at offset \(a % 256) in its period")
-            #expect(b - a == 1000)
-            #expect(out[a..<b].allSatisfy { $0 == 0.5 })
-        }
+        guard let ((a, b, first, second, between), timeline) = found else { return }
+        TestLog.write("bundles tagged 1000/48000 s apart: changes at JACK frames \(a) and \(b), \(b - a) apart; recording: \(timeline.description)")
+        #expect(first == 0.5 && second == 0.25, "the changes: \(String(describing: first)), then \(String(describing: second))")
+        #expect(b - a == 1000)
+        #expect(between.allSatisfy { $0 == 0.5 })
     }
 
     @Test func aBundleChangingVolumeAndInputChangesOut1InASingleFrame() async throws {
-        let recording = try await recordingWithoutXruns("paramd-txn") {
-            let rig = try await Rig.start("paramd-txn")
-            let client = try OSCClient(port: rig.paramd.port)
-            try await Task.sleep(for: .milliseconds(300))
-            for _ in 0..<20 {
-                try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
-                    .message(OSCMessage("/volume", [.float32(0.5), .float32(0)])),
-                    .message(OSCMessage("/input", [.float32(0.5), .float32(0)])),
-                ]))
-                try await Task.sleep(for: .milliseconds(20))
-                try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
-                    .message(OSCMessage("/volume", [.float32(1), .float32(0)])),
-                    .message(OSCMessage("/input", [.float32(1), .float32(0)])),
-                ]))
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return try await rig.finish()
+        let rig = try await Rig.start("paramd-txn")
+        let client = try OSCClient(port: rig.paramd.port)
+        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<20 {
+            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+                .message(OSCMessage("/volume", [.float32(0.5), .float32(0)])),
+                .message(OSCMessage("/input", [.float32(0.5), .float32(0)])),
+            ]))
+            try await Task.sleep(for: .milliseconds(20))
+            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+                .message(OSCMessage("/volume", [.float32(1), .float32(0)])),
+                .message(OSCMessage("/input", [.float32(1), .float32(0)])),
+            ]))
+            try await Task.sleep(for: .milliseconds(20))
         }
-        let out = recording.channels[0]
-        try checkRecording(recording) {
-            let changes = (1..<out.count).filter { out[$0] != out[$0 - 1] && out[$0 - 1] != 0 }
-            #expect(changes.count >= 30, "\(changes.count) changes")
-            #expect(Set(out.filter { $0 != 0 }).isSubset(of: [1, 0.25]), "never volume or input alone: \(Set(out))")
-        }
+        let timeline = FrameTimeline(try await rig.finish())
+        // Values only, no timing: every sample recorded counts, wherever JACK placed it.
+        let out = timeline.recording.channels[0]
+        let placed = timeline.samples()
+        let changes = zip(placed, placed.dropFirst()).filter { $0.1.frame == $0.0.frame + 1 && $0.1.value != $0.0.value && $0.0.value != 0 }
+        TestLog.write("transactions: \(changes.count) changes between consecutive frames; \(timeline.description)")
+        #expect(changes.count >= 30, "\(changes.count) changes")
+        #expect(Set(out.filter { $0 != 0 }).isSubset(of: [1, 0.25]), "never volume or input alone: \(Set(out))")
     }
 }

@@ -113,14 +113,23 @@ struct ConfigFileTests {
         #expect(!log.contains("'name' changed"), "--name wins over the file")
         #expect(log.contains("default actions now: volume 0.05 s linear"))
 
-        // The new default action shapes the next message: 0.05 s, linear.
-        let feeder = try await JackTool.feed(server: server, connect: ["paramd-reload:in_1"], value: 1)
-        let recorder = try await JackTool.record(server: server, connect: ["paramd-reload:out_1"], seconds: 5)
-        try await Task.sleep(for: .milliseconds(200))
-        try await oscsend(paramd.port, "/volume", "f", "0")
-        try await Task.sleep(for: .milliseconds(300))
-        let recording = try await recorder.stop()
-        try await feeder.stop()
+        // The new default action shapes the next message: 0.05 s, linear. Measured on JACK's
+        // frame counter, from the last frame at 1 to the first at 0.
+        let fade: (Int64, FrameTimeline)? = try await recordUntilCovered("reloaded default action") {
+            try await oscsend(paramd.port, "/volume", "ff", "1", "0")  // from full level, each attempt
+            let feeder = try await JackTool.feed(server: server, connect: ["paramd-reload:in_1"], value: 1)
+            let recorder = try await JackTool.record(server: server, connect: ["paramd-reload:out_1"], seconds: 5)
+            try await Task.sleep(for: .milliseconds(200))
+            try await oscsend(paramd.port, "/volume", "f", "0")
+            try await Task.sleep(for: .milliseconds(300))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            return recording
+        } measure: { timeline in
+            guard let start = timeline.firstChange(leaving: 1)?.last else { return .tooLittle("no fade start (or it fell in a gap)") }
+            guard let end = timeline.firstFrame(from: start, where: { $0 == 0 }) else { return .tooLittle("no fade end (or it fell in a gap)") }
+            return .enough(end - start)
+        }
 
         // A bad file on reload changes nothing and says where.
         try home.writeConfig("log-level = 3\n")
@@ -129,12 +138,6 @@ struct ConfigFileTests {
         #expect(paramd.process.standardError.contains("\(home.configFile):1: 'log-level'"))
         #expect(try await paramd.stop() == .exited(0))
 
-        let out = recording.channels[0]
-        if let start = out.indices.dropFirst().first(where: { out[$0 - 1] == 1 && out[$0] < 1 }),
-           let end = out[start...].firstIndex(of: 0) {
-            #expect(end - (start - 1) == 2400, "fade of \(end - (start - 1)) frames")
-        } else {
-            Issue.record("no fade recorded")
-        }
+        if let (length, _) = fade { #expect(length == 2400, "fade of \(length) frames") }
     }
 }

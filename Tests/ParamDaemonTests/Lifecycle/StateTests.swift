@@ -48,30 +48,31 @@ struct StateTests {
         let server = try JackServer.required()
         let home = TestHome("defaults")
         try FileManager.default.createDirectory(atPath: home.stateFolder, withIntermediateDirectories: true)
-        try """
-            {"version": 1, "parameters": {"volume": {"target": 1, "duration": 0.1, "curve": "linear"}}}
-            """.write(toFile: home.stateFile, atomically: true, encoding: .utf8)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-defaults", environment: home.environment)
-        let feeder = try await JackTool.feed(server: server, connect: ["paramd-defaults:in_1"], value: 1)
-        let recorder = try await JackTool.record(server: server, connect: ["paramd-defaults:out_1"], seconds: 5)
-        try await Task.sleep(for: .milliseconds(200))
-        try await oscsend(paramd.port, "/volume", "f", "0")
-        try await Task.sleep(for: .milliseconds(400))
-        let recording = try await recorder.stop()
-        try await feeder.stop()
-        #expect(try await paramd.stop() == .exited(0))
-
-        let out = recording.channels[0]
-        guard let start = out.indices.dropFirst().first(where: { out[$0 - 1] == 1 && out[$0] < 1 }),
-              let end = out[start...].firstIndex(of: 0) else {
-            Issue.record("no fade in \(out.count) frames")
-            return
+        let found: ((start: Int64, length: Int64, half: Float?), FrameTimeline)? = try await recordUntilCovered("restored default action") {
+            try """
+                {"version": 1, "parameters": {"volume": {"target": 1, "duration": 0.1, "curve": "linear"}}}
+                """.write(toFile: home.stateFile, atomically: true, encoding: .utf8)
+            let paramd = try await ParamdProcess.start(server: server, name: "paramd-defaults", environment: home.environment)
+            let feeder = try await JackTool.feed(server: server, connect: ["paramd-defaults:in_1"], value: 1)
+            let recorder = try await JackTool.record(server: server, connect: ["paramd-defaults:out_1"], seconds: 5)
+            try await Task.sleep(for: .milliseconds(200))
+            try await oscsend(paramd.port, "/volume", "f", "0")
+            try await Task.sleep(for: .milliseconds(400))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        } measure: { timeline in
+            // On JACK's frame counter: from the last frame at 1 to the first at 0.
+            guard let start = timeline.firstChange(leaving: 1)?.last else { return .tooLittle("no fade start (or it fell in a gap)") }
+            guard let end = timeline.firstFrame(from: start, where: { $0 == 0 }) else { return .tooLittle("no fade end (or it fell in a gap)") }
+            return .enough((start: start, length: end - start, half: timeline.value(at: start + 2400)))
         }
+        guard let ((_, length, half), _) = found else { return }
         // 0.1 s, linear: 4800 frames, half way at half the length.
-        let length = end - (start - 1)
         TestLog.write("restored default action: fade of \(length) frames")
         #expect(length == 4800)
-        #expect(abs(out[start - 1 + 2400] - 0.5) < 1e-4)
+        if let half { #expect(abs(half - 0.5) < 1e-4) }
     }
 
     @Test func aDamagedStateFileIsSetAsideWithAWarningAndParamdStartsFromTheConfig() async throws {

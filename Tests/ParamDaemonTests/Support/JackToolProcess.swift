@@ -142,11 +142,13 @@ public struct RecordingMetadata: Codable, Sendable, Equatable {
     public var bufferSize: Int?
     /// Xruns the recorder was told about.
     public var xruns: Int?
-    /// `[frameTime, usecs]` of every recorded period: `jack_last_frame_time` and
-    /// `jack_get_cycle_times`' current_usecs (CLOCK_MONOTONIC microseconds). Caveat: JACK2 reads
-    /// these from the engine's current timer, so a callback that runs late on a loaded machine can
-    /// stamp its period with the next cycle's time (seen here: one stamp a period ahead, the next
-    /// repeating it). Check `xruns` and contiguity before relying on exact frame positions.
+    /// `[frameTime, usecs, nframes]` of every recorded period: `jack_last_frame_time`,
+    /// `jack_get_cycle_times`' current_usecs (CLOCK_MONOTONIC microseconds) and the period's
+    /// length (recordings made before it was stored have the first two only). Caveat: JACK2
+    /// reads the first two from the engine's current timer, so a callback that runs late on a
+    /// loaded machine can stamp its period with the next cycle's time (seen here: one stamp a
+    /// period ahead, the next repeating it). `FrameTimeline` places the samples on JACK's frame
+    /// counter and sets aside what such stamps leave uncertain.
     public var periods: [[UInt64]]
 }
 
@@ -182,7 +184,7 @@ public struct Recording: Sendable {
 
     /// The JACK frame time of sample `index`, assuming recorded periods are contiguous and all
     /// `bufferSize` long (true without xruns or buffer-size changes): the period's frame time plus
-    /// the offset in it.
+    /// the offset in it. `FrameTimeline` places samples without those assumptions.
     public func frameTime(ofSample index: Int) -> UInt64? {
         guard let size = metadata.bufferSize, size > 0 else { return nil }
         let period = index / size

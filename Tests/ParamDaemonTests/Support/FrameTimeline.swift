@@ -1,0 +1,310 @@
+import Foundation
+import Testing
+
+/// A recording placed on JACK's frame counter: each sample that can be placed for certain, at
+/// the absolute JACK frame it belongs to. Cycles JACK ran without the recorder leave frames
+/// absent (a gap), instead of shifting everything after them.
+///
+/// How JACK2 counts (jackd 1.9.21, dummy driver, measured with `jack_last_frame_time` in every
+/// callback of a chain of clients; the same code since 2012): at the start of each cycle the
+/// counter moves on by that cycle's own length, and nothing else moves it. Consecutive stamps
+/// therefore differ by the length of the later period, across a buffer-size change too (a
+/// 256-frame period, then a 1024-frame one stamped 1024 later). The frames of a period are taken
+/// as the `nframes` frames up to its stamp, `stamp − nframes ..< stamp`: periods then follow on
+/// from each other across buffer-size changes (`stamp ..< stamp + nframes` would leave a hole
+/// after a change up and count frames twice after a change down). The offset is the same for
+/// every period and cancels out of every comparison, which finds its animation's start on the
+/// same scale.
+///
+/// Where the stamps do not follow on, some samples cannot be placed for certain; they are set
+/// aside (counted, not compared):
+/// - A step longer than the period (a gap): the period after it. The step means cycles the
+///   recorder did not run in, or a callback that ran late and read the next cycle's stamp. paramd
+///   does the same arithmetic on its own readings and can tell the two apart only from the reading
+///   after (`Renderer.followJackFrame`, unit-tested in EngineTimingTests), so its output for the
+///   cycle after a real gap is rendered as if there were none.
+/// - A step shorter than the period (an overlap): the periods from the last gap (if it is at most
+///   `lateRun` periods before) up to and including this one, else this one and the one before.
+///   A callback that runs after the next cycle has begun reads that cycle's stamp while its input
+///   may still hold an earlier cycle's samples; a later callback then reads a stamp again. Seen:
+///   steps of two periods then zero, the first period's samples one period older than its stamp;
+///   and, with the recorder two periods late, steps of three periods then zero, the samples of
+///   both periods older than their stamps (the second by one period).
+/// - Any period whose frames still collide with another's.
+public struct FrameTimeline: Sendable {
+    /// Consecutive frames held by consecutive samples.
+    public struct Run: Sendable {
+        public var firstFrame: Int64
+        public var firstSample: Int
+        public var count: Int
+        public var frames: Range<Int64> { firstFrame..<(firstFrame + Int64(count)) }
+    }
+
+    /// A recorded period: the frames its stamp gives it, its length, whether it was set aside.
+    public struct Period: Sendable {
+        public var frames: Range<Int64>
+        public var length: Int
+        public var setAside: Bool
+    }
+
+    public let recording: Recording
+    /// Every recorded period, in recording order.
+    public let periods: [Period]
+    /// Sorted and disjoint.
+    public let runs: [Run]
+    /// Frames of the periods set aside (they may overlap kept frames or each other).
+    public let setAside: [Range<Int64>]
+    /// Steps of the counter that were not one period: gaps, overlaps.
+    public let gaps: Int
+    public let overlaps: Int
+    /// The first few of them, for the log: "+64@123456" (a gap of 64 frames before frame
+    /// 123456), "-64@123456" (an overlap).
+    public let steps: [String]
+
+    /// How many periods back from an overlap the late reads it ends may have begun.
+    static var lateRun: Int { 32 }
+
+    public init(_ recording: Recording) {
+        self.recording = recording
+        let raw = recording.metadata.periods
+        // Period lengths: stored by the recorder; older files, without them, assumed contiguous.
+        let lengths: [Int] = raw.map { $0.count > 2 ? Int($0[2]) : (recording.metadata.bufferSize ?? 0) }
+        // Absolute frames: the 32-bit counter unwrapped.
+        var stamps: [Int64] = []
+        stamps.reserveCapacity(raw.count)
+        for (i, p) in raw.enumerated() {
+            if i == 0 {
+                stamps.append(Int64(p[0]))
+            } else {
+                let step = Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: p[0]) &- UInt32(truncatingIfNeeded: raw[i - 1][0]))
+                stamps.append(stamps[i - 1] + Int64(step))
+            }
+        }
+        // Samples per period: its length, but the buffer may have filled during the last.
+        var firstSample: [Int] = []
+        var counts: [Int] = []
+        var consumed = 0
+        for i in raw.indices {
+            let count = max(0, min(lengths[i], recording.frames - consumed))
+            firstSample.append(consumed)
+            counts.append(count)
+            consumed += count
+        }
+
+        var aside = [Bool](repeating: false, count: raw.count)
+        var gaps = 0, overlaps = 0
+        var lastGap: Int? = nil
+        var steps: [String] = []
+        for i in raw.indices.dropFirst() {
+            let step = stamps[i] - stamps[i - 1]
+            let length = Int64(lengths[i]), previous = Int64(lengths[i - 1])
+            // JACK1 steps by the earlier period's length at a buffer-size change.
+            if step == length || (length != previous && step == previous) { continue }
+            if steps.count < 8 { steps.append("\(step > length ? "+" : "-")\(abs(step - length))@\(stamps[i] - length)") }
+            if step > length {
+                gaps += 1
+                aside[i] = true
+                lastGap = i
+            } else {
+                overlaps += 1
+                aside[i - 1] = true
+                aside[i] = true
+                if let gap = lastGap, i - gap <= Self.lateRun {
+                    for j in gap..<i { aside[j] = true }
+                }
+                lastGap = nil
+            }
+        }
+        // What still collides with what was kept before it (the stamps should only grow).
+        var kept: [Int] = []
+        for i in raw.indices where !aside[i] && counts[i] > 0 {
+            let start = stamps[i] - Int64(lengths[i])
+            while let k = kept.last, stamps[k] > start {
+                aside[k] = true
+                aside[i] = true
+                kept.removeLast()
+            }
+            if !aside[i] { kept.append(i) }
+        }
+
+        var runs: [Run] = []
+        var setAside: [Range<Int64>] = []
+        self.periods = raw.indices.map { i in
+            Period(frames: (stamps[i] - Int64(lengths[i]))..<(stamps[i] - Int64(lengths[i]) + Int64(counts[i])),
+                   length: lengths[i], setAside: aside[i])
+        }
+        for i in raw.indices where counts[i] > 0 {
+            let first = stamps[i] - Int64(lengths[i])
+            if aside[i] {
+                setAside.append(first..<(first + Int64(counts[i])))
+            } else if var last = runs.last, last.frames.upperBound == first, last.firstSample + last.count == firstSample[i] {
+                last.count += counts[i]
+                runs[runs.count - 1] = last
+            } else {
+                runs.append(Run(firstFrame: first, firstSample: firstSample[i], count: counts[i]))
+            }
+        }
+        self.runs = runs
+        self.setAside = setAside
+        self.gaps = gaps
+        self.overlaps = overlaps
+        self.steps = steps
+    }
+
+    /// The sample at `frame` on `channel`, if recorded and placed for certain.
+    public func value(_ channel: Int = 0, at frame: Int64) -> Float? {
+        var lo = 0, hi = runs.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if runs[mid].frames.upperBound <= frame { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < runs.count, runs[lo].frames.contains(frame) else { return nil }
+        return recording.channels[channel][runs[lo].firstSample + Int(frame - runs[lo].firstFrame)]
+    }
+
+    /// Every placed sample of `channel` in `range` (all by default), in frame order.
+    public func samples(_ channel: Int = 0, in range: Range<Int64> = Int64.min..<Int64.max) -> [(frame: Int64, value: Float)] {
+        let values = recording.channels[channel]
+        var all: [(frame: Int64, value: Float)] = []
+        for run in runs where run.frames.overlaps(range) {
+            let lower = max(run.firstFrame, range.lowerBound), upper = min(run.frames.upperBound, range.upperBound)
+            for frame in lower..<upper { all.append((frame, values[run.firstSample + Int(frame - run.firstFrame)])) }
+        }
+        return all
+    }
+
+    /// Frames in `range` without a placed sample, and how many of those were recorded but set aside.
+    public func absent(in range: Range<Int64>) -> (missing: Int, setAside: Int) {
+        var missing = 0, aside = 0
+        var frame = range.lowerBound
+        for run in runs where run.frames.overlaps(range) {
+            if run.firstFrame > frame { (missing, aside) = add(frame..<run.firstFrame, missing, aside) }
+            frame = max(frame, run.frames.upperBound)
+        }
+        if frame < range.upperBound { (missing, aside) = add(frame..<range.upperBound, missing, aside) }
+        return (missing, aside)
+    }
+
+    private func add(_ hole: Range<Int64>, _ missing: Int, _ aside: Int) -> (Int, Int) {
+        var covered = IndexSet()
+        for r in setAside where r.overlaps(hole) {
+            let lower = max(r.lowerBound, hole.lowerBound) - hole.lowerBound
+            let upper = min(r.upperBound, hole.upperBound) - hole.lowerBound
+            covered.insert(integersIn: Int(lower)..<Int(upper))
+        }
+        return (missing + hole.count, aside + covered.count)
+    }
+
+    /// The first placed frame at which `channel` leaves `value` (differs from it) right after a
+    /// placed frame holding exactly `value`: (that last frame at `value`, the first frame away).
+    /// nil when there is no such change, or when the first change away from `value` falls in a
+    /// gap (the frame before it was not placed): then where it began cannot be told.
+    public func firstChange(_ channel: Int = 0, leaving value: Float, from: Int64 = Int64.min) -> (last: Int64, first: Int64)? {
+        var previous: (frame: Int64, value: Float)? = nil
+        for run in runs where run.frames.upperBound > from {
+            let values = recording.channels[channel]
+            for frame in max(run.firstFrame, from)..<run.frames.upperBound {
+                let v = values[run.firstSample + Int(frame - run.firstFrame)]
+                if v != value, let p = previous, p.value == value {
+                    return p.frame == frame - 1 ? (p.frame, frame) : nil
+                }
+                previous = (frame, v)
+            }
+        }
+        return nil
+    }
+
+    /// The first placed frame from `from` on whose sample satisfies `predicate`, provided the
+    /// frame before it was placed too (so it is the first such frame JACK played, not merely the
+    /// first recorded); nil otherwise.
+    public func firstFrame(_ channel: Int = 0, from: Int64 = Int64.min, where predicate: (Float) -> Bool) -> Int64? {
+        var previous: Int64? = nil
+        let values = recording.channels[channel]
+        for run in runs where run.frames.upperBound > from {
+            for frame in max(run.firstFrame, from)..<run.frames.upperBound {
+                if predicate(values[run.firstSample + Int(frame - run.firstFrame)]) {
+                    return previous == frame - 1 ? frame : nil
+                }
+                previous = frame
+            }
+        }
+        return nil
+    }
+
+    public var description: String {
+        let placed = runs.reduce(0) { $0 + $1.count }
+        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)"
+    }
+}
+
+/// A recorded curve compared with the expected one, frame by frame: frame `start + k` against
+/// `expected(k)` for each k the check covers.
+public struct CurveComparison: Sendable, CustomStringConvertible {
+    /// Frames the check covers.
+    public var needed: Int
+    public var compared: Int
+    /// Frames without a placed sample (not recorded, or set aside).
+    public var missing: Int
+    /// Of `missing`, the frames recorded but set aside.
+    public var setAside: Int
+    public var worst: Double
+    /// The k of the worst difference.
+    public var worstAt: Int?
+
+    public var coverage: Double { needed > 0 ? Double(compared) / Double(needed) : 0 }
+
+    public init(_ timeline: FrameTimeline, channel: Int = 0, start: Int64, frames: Range<Int>,
+                expected: (Int) -> Double) {
+        needed = frames.count
+        let range = (start + Int64(frames.lowerBound))..<(start + Int64(frames.upperBound))
+        let absent = timeline.absent(in: range)
+        missing = absent.missing
+        setAside = absent.setAside
+        compared = 0
+        worst = 0
+        worstAt = nil
+        for (frame, value) in timeline.samples(channel, in: range) {
+            let k = Int(frame - start)
+            let difference = abs(Double(value) - expected(k))
+            compared += 1
+            if !(difference <= worst) || worstAt == nil {  // a NaN sample is the worst
+                worst = difference
+                worstAt = k
+            }
+        }
+    }
+
+    public var description: String {
+        "compared \(compared) of \(needed) frames (\(missing) missing: \(missing - setAside) not recorded, \(setAside) set aside), worst difference \(worst)\(worstAt.map { " at frame \($0)" } ?? "")"
+    }
+}
+
+/// What a check found in a recording: enough to judge, or too little of what it needs.
+public enum Coverage<Result> {
+    case enough(Result)
+    case tooLittle(String)
+}
+
+/// Records with `attempt` and looks at the recording with `measure` (which only measures: the
+/// caller judges what it returns) until the recording covers what the check needs, at most
+/// `attempts` times. A recording is never made again because its values were wrong, only
+/// because it caught too little (the machine ran whole stretches of cycles without the recorder,
+/// or the animation's start fell in a gap); if the last attempt still caught too little, that
+/// is a failure, and nil.
+public func recordUntilCovered<Result>(_ what: String, attempts: Int = 3,
+                                       _ attempt: () async throws -> Recording,
+                                       measure: (FrameTimeline) -> Coverage<Result>) async throws -> (Result, FrameTimeline)? {
+    for n in 1...attempts {
+        let timeline = FrameTimeline(try await attempt())
+        switch measure(timeline) {
+        case .enough(let result):
+            return (result, timeline)
+        case .tooLittle(let reason):
+            TestLog.write("\(what): attempt \(n) of \(attempts) caught too little: \(reason) [\(timeline.description)]")
+            if n == attempts {
+                Issue.record("\(what): every recording caught too little; the last: \(reason) [\(timeline.description)]")
+            }
+        }
+    }
+    return nil
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// FrameTimeline on made-up recordings: where samples land on JACK's frame counter, and which
+/// are set aside. Each sample holds the frame it truly belongs to, so a placed sample must equal
+/// its frame.
+@Suite struct FrameTimelineTests {
+    /// A recording of periods `(stamp, length, trueFirstFrame)`: each sample is its true frame.
+    func recording(_ periods: [(stamp: UInt64, length: Int, truth: Int)]) -> Recording {
+        var samples: [Float] = []
+        for p in periods { samples += (0..<p.length).map { Float(p.truth + $0) } }
+        let metadata = RecordingMetadata(
+            sampleRate: 48000, channels: 1, frames: samples.count, firstFrameTime: UInt32(periods[0].stamp),
+            bufferSize: periods[0].length, xruns: 0, periods: periods.map { [$0.stamp, 0, UInt64($0.length)] })
+        return Recording(channels: [samples], metadata: metadata)
+    }
+
+    /// Every placed sample equals its frame; returns the placed frames.
+    func placed(_ timeline: FrameTimeline, sourceLocation: SourceLocation = #_sourceLocation) -> [Int64] {
+        let samples = timeline.samples()
+        for s in samples { #expect(Float(s.frame) == s.value, "frame \(s.frame) holds \(s.value)", sourceLocation: sourceLocation) }
+        return samples.map(\.frame)
+    }
+
+    @Test func contiguousPeriodsAcrossBufferSizeChangesPlaceEverySample() {
+        // JACK2: each stamp is the last plus the new period's length; frames stamp − n ..< stamp.
+        let t = FrameTimeline(recording([(1256, 256, 1000), (1512, 256, 1256), (2536, 1024, 1512), (2600, 64, 2536), (2856, 256, 2600)]))
+        #expect(placed(t) == Array(1000..<2856))
+        #expect(t.gaps == 0 && t.overlaps == 0 && t.setAside.isEmpty)
+        #expect(t.periods.map(\.length) == [256, 256, 1024, 64, 256])
+    }
+
+    @Test func aGapLeavesFramesAbsentAndSetsAsideThePeriodAfterIt() {
+        // The cycle 1064..<1128 never came to the recorder.
+        let t = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1128), (1256, 64, 1192)]))
+        #expect(placed(t) == Array(1000..<1064) + Array(1192..<1256))
+        #expect(t.gaps == 1)
+        #expect(t.absent(in: 1000..<1256) == (missing: 128, setAside: 64))
+    }
+
+    @Test func aLateReadIsSetAsideWithTheReadBeforeIt() {
+        // The callback of the cycle 1064..<1128 ran late and read the next stamp; its samples
+        // are the cycle's own. The next read the same stamp.
+        let t = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1064), (1192, 64, 1128), (1256, 64, 1192), (1320, 64, 1256)]))
+        #expect(placed(t) == Array(1000..<1064) + Array(1192..<1320))
+        #expect(t.gaps == 1 && t.overlaps == 1)
+    }
+
+    @Test func twoLateReadsInARowAreSetAsideBackToTheGap() {
+        // Seen with jackd -d dummy under load: steps of three periods then zero, both periods'
+        // samples older than their stamps.
+        let t = FrameTimeline(recording([(1064, 64, 1000), (1128, 64, 1064), (1320, 64, 1128), (1320, 64, 1192), (1384, 64, 1320)]))
+        #expect(placed(t) == Array(1000..<1128) + Array(1320..<1384))
+        let chain = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1064), (1256, 64, 1128), (1256, 64, 1192), (1320, 64, 1256)]))
+        #expect(placed(chain) == Array(1000..<1064) + Array(1256..<1320))
+    }
+
+    @Test func firstChangeNeedsTheFrameBeforeIt() {
+        // Frames 1000..<1128 placed, 1128..<1192 not recorded, 1192..<1256 set aside, 1256..<1320 placed.
+        var r = recording([(1064, 64, 1000), (1128, 64, 1064), (1256, 64, 1192), (1320, 64, 1256)])
+        r.channels[0] = (0..<256).map { $0 < 100 ? 1 : 0.5 }  // 1 up to frame 1099
+        #expect(FrameTimeline(r).firstChange(leaving: 1)! == (last: 1099, first: 1100))
+        #expect(FrameTimeline(r).firstFrame(where: { $0 == 0.5 }) == 1100)
+        r.channels[0] = (0..<256).map { $0 < 192 ? 1 : 0.5 }  // the change falls where nothing was placed
+        #expect(FrameTimeline(r).firstChange(leaving: 1) == nil)
+        #expect(FrameTimeline(r).firstFrame(where: { $0 == 0.5 }) == nil)
+    }
+}
