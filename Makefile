@@ -13,7 +13,8 @@
 #   make soak    load test: a private dummy JACK server, 32 subscribers, 20,000 then 50,000
 #                messages/s (scripts/soak.py; SOAK_SECONDS=10, SOAK_RATES="20000 50000")
 #   make bench   release render benchmarks (Benchmarks/, ordo-one/benchmark), then their summary
-#                table in ns per frame (docs/PERFORMANCE.md); the log in .build-tools/bench.txt
+#                table in ns per frame (docs/PERFORMANCE.md) with the Swift/C-kernel ratios; the
+#                log in .build-tools/bench.txt
 #   make bench-process   paramd's process cost (CPU, wake-ups, RssAnon) against a C JACK client
 #                doing the same work, on private dummy JACK servers (scripts/bench-process.py;
 #                BENCH_ARGS="--quick", "--paramd BIN", "--seconds 10 --repeats 3"); JSON in
@@ -135,6 +136,9 @@ uninstall:
 bench:
 	@mkdir -p $(TOOLS_DIR)
 	$(SWIFT) package --package-path Benchmarks benchmark --no-progress | tee $(TOOLS_DIR)/bench.txt
+	@# The C kernel renders the same samples as the Swift scenarios it is compared with (1e-5).
+	$(SWIFT) build -c release --package-path Benchmarks --product RenderProfile
+	Benchmarks/.build/release/RenderProfile --check-ckernel
 	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
 
 # Not part of `make test`: it takes minutes and its figures depend on the machine's load.
