@@ -15,7 +15,12 @@
 #   make soak    load test: a private dummy JACK server, 32 subscribers, 20,000 then 50,000
 #                messages/s (scripts/soak.py; SOAK_SECONDS=10, SOAK_RATES="20000 50000")
 #   make bench   release render benchmarks (Benchmarks/, ordo-one/benchmark), then their summary
-#                table in ns per frame (docs/PERFORMANCE.md); the log in .build-tools/bench.txt
+#                table in ns per frame (docs/PERFORMANCE.md) with the Swift/C-kernel ratios; the
+#                log in .build-tools/bench.txt
+#   make bench-process   paramd's process cost (CPU, wake-ups, RssAnon) against a C JACK client
+#                doing the same work, on private dummy JACK servers (scripts/bench-process.py;
+#                BENCH_ARGS="--quick", "--paramd BIN", "--seconds 10 --repeats 3"); JSON in
+#                .build-tools/bench-process.json
 #   make plots   regenerate docs/curves/*.png from the engine's output (docs/CURVES.md)
 #   make clean
 #
@@ -54,8 +59,9 @@ FUZZER := $(TOOLS_DIR)/packet-fuzzer
 FUZZ_SOURCES := $(sort $(shell find Sources/ParamCore -name '*.swift')) Fuzz/PacketFuzzer.swift
 SOAK_SECONDS ?= 10
 SOAK_RATES ?= 20000 50000
+BENCH_ARGS ?=
 
-.PHONY: all deps build test tsan run shim fuzz soak bench plots clean install install-files uninstall
+.PHONY: all deps build test tsan run shim fuzz soak bench bench-process plots clean install install-files uninstall
 
 all: build
 
@@ -169,7 +175,15 @@ uninstall:
 bench:
 	@mkdir -p $(TOOLS_DIR)
 	$(SWIFT) package --package-path Benchmarks benchmark --no-progress | tee $(TOOLS_DIR)/bench.txt
+	@# The C kernel renders the same samples as the Swift scenarios it is compared with (1e-5).
+	$(SWIFT) build -c release --package-path Benchmarks --product RenderProfile
+	Benchmarks/.build/release/RenderProfile --check-ckernel
 	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
+
+# Not part of `make test`: it takes minutes and its figures depend on the machine's load.
+bench-process: deps
+	@mkdir -p $(TOOLS_DIR)
+	python3 scripts/bench-process.py $(BENCH_ARGS) --json $(TOOLS_DIR)/bench-process.json
 
 plots:
 	@scripts/plot-curves.sh

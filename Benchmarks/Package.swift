@@ -17,10 +17,15 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The C kernel: the same per-sample math in plain C, -O2, the floor the Swift render is
+        // read against (docs/PERFORMANCE.md).
+        .target(
+            name: "CKernel",
+            cSettings: [.unsafeFlags(["-O2"])]),
         // What the benchmarks render: a renderer driven period by period, and the scenarios.
         .target(
             name: "RenderScenarios",
-            dependencies: [.product(name: "ParamCore", package: root)]),
+            dependencies: ["CKernel", .product(name: "ParamCore", package: root)]),
         // Benchmark executables must live in a folder named Benchmarks (the plugin finds them there).
         .executableTarget(
             name: "RenderBenchmarks",

@@ -2,15 +2,16 @@
 """Summarises `swift package benchmark` text output (stdin) as the Markdown table of
 docs/PERFORMANCE.md: nanoseconds per frame at the best (p0), median (p50) and p90 iteration,
 and the median's excess over "idle, tone off" (for one animating parameter: the curve's own
-share). The full renders first, then the rest by median, costliest first. Also checks that no
-benchmark allocated."""
+share). The full renders first, then the C kernel's (the same math in plain C), then the rest by
+median, costliest first; then the ratios Swift/C and the goal (Swift render ≤ 1.5× the C kernel,
+all five animating along the default curve). Also checks that no benchmark allocated."""
 import re
 import sys
 
 name, rows, mallocs = None, {}, {}
 for line in sys.stdin:
     line = line.rstrip("\n")
-    if re.match(r"^(Full render|Curve|Keyframes|Declared): ", line):
+    if re.match(r"^(Full render|C kernel|Curve|Keyframes|Declared): ", line):
         name = line
     elif name and line.startswith("│ Time per frame (ps)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
@@ -26,12 +27,13 @@ print("| benchmark | best (p0) | median (p50) | p90 | median − idle (tone off)
 print("| --- | ---: | ---: | ---: | ---: |")
 full = ["Full render: all five animating", "Full render: all five animating, default curve",
         "Full render: idle, tone on", "Full render: idle, tone off"]
-order = [k for k in full if k in rows] + sorted((k for k in rows if k not in full), key=lambda k: -rows[k][2])
+kernel = sorted(k for k in rows if k.startswith("C kernel: "))
+order = [k for k in full if k in rows] + kernel + sorted((k for k in rows if k not in full and k not in kernel), key=lambda k: -rows[k][2])
 declared = [k for k in order if k.startswith("Declared: ")]
 order = [k for k in order if k not in declared]
 for key in order:
     p = rows[key]
-    share = f"{p[2] - idle:.1f}" if not key.startswith("Full render: idle") else ""
+    share = f"{p[2] - idle:.1f}" if not key.startswith(("Full render: idle", "C kernel: ")) else ""
     print(f"| {key} | {p[0]:.1f} | {p[2]:.1f} | {p[4]:.1f} | {share} |")
 print("\nns per frame; 256-frame periods at 48 kHz.")
 if declared:
@@ -43,6 +45,25 @@ if declared:
         each = (p[2] - idle) / count
         goal = 15 if "animating" in key else 0.5
         print(f"| {key} | {p[0]:.1f} | {p[2]:.1f} | {each:.2f} | ≤ {goal} ns: {'met' if each <= goal else 'NOT met'} |")
+
+# Swift against the C kernel, measured in the same run.
+GOAL = 1.5
+pairs = [(k, "Full render: " + k[len("C kernel: "):]) for k in kernel]
+pairs = [(c, swift) for c, swift in pairs if swift in rows]
+if pairs:
+    print("\nSwift render / C kernel (the same math in plain C, -O2), this run:\n")
+    print("| scenario | Swift best | C best | ratio (best) | Swift median | C median | ratio (median) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for c, swift in pairs:
+        sw, ck = rows[swift], rows[c]
+        print(f"| {c[len('C kernel: '):]} | {sw[0]:.1f} | {ck[0]:.1f} | {sw[0] / ck[0]:.2f}× | {sw[2]:.1f} | {ck[2]:.1f} | {sw[2] / ck[2]:.2f}× |")
+    goal = "C kernel: all five animating, default curve"
+    if goal in rows and "Full render: all five animating, default curve" in rows:
+        sw, ck = rows["Full render: all five animating, default curve"], rows[goal]
+        ratio = sw[0] / ck[0]
+        verdict = "met" if ratio <= GOAL else "NOT met"
+        print(f"\nGoal: Swift render ≤ {GOAL}× the C kernel (all five animating, default curve; best): "
+              f"{ratio:.2f}× ({sw[2] / ck[2]:.2f}× at the median): {verdict}")
 allocating = {k: v for k, v in mallocs.items() if v}
 if allocating:
     print("ALLOCATIONS while rendering:", allocating)

@@ -7,7 +7,8 @@
 // iteration renders `periodsPerIteration` periods; its time divided by the frames rendered is
 // the metric "Time per frame (ps)" — picoseconds, so that the integer table the tool prints
 // keeps a tenth of a nanosecond. "Malloc (total)" counts allocations during those periods
-// (expected: 0). See docs/PERFORMANCE.md.
+// (expected: 0). "C kernel: …" renders the same math in plain C, the floor. See
+// docs/PERFORMANCE.md.
 
 import Benchmark
 import RenderScenarios
@@ -27,6 +28,20 @@ let benchmarks: @Sendable () -> Void = {
 
     for scenario in Scenarios.all {
         let rig = Rig(scenario)
+        Benchmark(scenario.name) { benchmark in
+            benchmark.startMeasurement()
+            let nanoseconds = rig.render(periods: periodsPerIteration)
+            benchmark.stopMeasurement()
+            let frames = Int64(framesPerPeriod * periodsPerIteration)
+            benchmark.measurement(perFrame, Int(nanoseconds * 1000 / frames))
+            blackHole(rig.sink)
+        }
+    }
+
+    // The same math in plain C (Sources/CKernel), measured the same way: the floor the Swift
+    // render is read against (scripts/bench-table.py prints the ratios).
+    for scenario in CKernelScenario.all {
+        let rig = CKernelRig(scenario)
         Benchmark(scenario.name) { benchmark in
             benchmark.startMeasurement()
             let nanoseconds = rig.render(periods: periodsPerIteration)

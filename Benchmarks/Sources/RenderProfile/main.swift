@@ -11,6 +11,11 @@
 // prints, for every scenario, a hash of all its output samples and parameter values: compare
 // before and after a change to the engine to show that its output stayed bit-identical.
 //
+//   RenderProfile --check-ckernel [periods]
+//
+// compares every sample of each C kernel scenario (Sources/CKernel) with the Swift scenario it
+// mirrors, and fails when one differs by more than 1e-5: the two render the same math.
+//
 //   RenderProfile --dump FILE [periods]
 //
 // writes every scenario's output samples (Float32, out_1/out_2 interleaved, in the order of
@@ -25,6 +30,29 @@ import Darwin
 #endif
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "--check-ckernel" {
+    // --check-ckernel [periods]: each C kernel scenario's samples against the Swift scenario it
+    // mirrors; fails when any sample differs by more than 1e-5.
+    let periods = arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
+    let tolerance: Float = 1e-5
+    var failed = false
+    for scenario in CKernelScenario.all {
+        let swift = Rig(scenario.mirrors).samples(periods: periods)
+        let c = CKernelRig(scenario).samples(periods: periods)
+        var worst: Float = 0
+        var worstIndex = 0
+        for i in swift.indices where abs(swift[i] - c[i]) > worst || !(abs(swift[i] - c[i]) <= tolerance) {
+            worst = abs(swift[i] - c[i])
+            worstIndex = i
+            if !(worst <= tolerance) { break }
+        }
+        let ok = worst <= tolerance
+        failed = failed || !ok
+        print("\(ok ? "ok" : "MISMATCH")  \(scenario.name) against \(scenario.mirrors.name): largest difference \(worst)"
+              + " over \(swift.count) samples (\(periods) periods; at sample \(worstIndex): Swift \(swift[worstIndex]), C \(c[worstIndex]))")
+    }
+    exit(failed ? 1 : 0)
+}
 if arguments.first == "--dump" {
     // --dump FILE [periods]: every scenario's output samples (Float32, out_1/out_2
     // interleaved, scenario after scenario) to FILE, for a sample-by-sample comparison.
@@ -48,9 +76,18 @@ if arguments.first == "--checksum" {
 }
 let name = arguments.first ?? Scenarios.full.name
 let periods = arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
+if let kernel = CKernelScenario.all.first(where: { $0.name == name }) {
+    let rig = CKernelRig(kernel)
+    _ = rig.render(periods: 1)
+    let nanoseconds = rig.render(periods: periods)
+    let perFrame = Double(nanoseconds) / Double(periods * framesPerPeriod)
+    print("\(kernel.name): \((perFrame * 10).rounded() / 10) ns per frame over \(periods) periods of \(framesPerPeriod) frames (sink \(rig.sink))")
+    exit(0)
+}
 guard let scenario = Scenarios.all.first(where: { $0.name == name }) else {
     print("unknown scenario '\(name)'; one of:")
     for s in Scenarios.all { print("  \(s.name)") }
+    for s in CKernelScenario.all { print("  \(s.name)") }
     exit(2)
 }
 let rig = Rig(scenario)

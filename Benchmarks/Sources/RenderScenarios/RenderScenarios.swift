@@ -256,11 +256,14 @@ public enum Scenarios {
         moving(.input, from: 0.2, to: 0.9, "default"),
     ])
 
+    /// Nothing animating, the tone at 0.5: the tone's sin per sample and the signal path.
+    public static let idleToneOn = Scenario("Full render: idle, tone on", tone: 0.5, [])
+
     public static var all: [Scenario] {
         var list = [
             full,
             fullDefault,
-            Scenario("Full render: idle, tone on", tone: 0.5, []),
+            idleToneOn,
             Scenario("Full render: idle, tone off", tone: 0, []),
         ]
         for c in curves {

@@ -1,0 +1,568 @@
+#!/usr/bin/env python3
+"""Process cost of paramd against a C floor (docs/PERFORMANCE.md, "Process cost against a C
+floor").
+
+    scripts/bench-process.py [--paramd BIN] [--seconds 10] [--repeats 3] [--quick] [--json FILE]
+
+Builds what it needs (a release paramd unless --paramd is given; Benchmarks/cfloor/cfloor.c
+with gcc -O2), then for each JACK period size (64 and 256 frames at 48 kHz):
+
+1. starts two private dummy JACK servers (`jackd -n <unique> -R -d dummy -r 48000 -p PERIOD`),
+   one per client, and on them paramd (`--no-state`, XDG dirs in a temporary folder) and
+   cfloor, each with its own OSC port on 127.0.0.1;
+2. drives both identically over OSC through three scenarios, each measured --repeats times
+   over a window of --seconds after a warm-up:
+   a. idle: nothing moves, no subscriber (the SPEC §3 initial state: tone 0);
+   b. all five ramping: every 0.25 s each parameter gets a new target with a 0.25 s linear
+      ramp (paramd `/volume ffs V 0.25 linear`, frequency with `domain linear` so both ramp in
+      Hz; cfloor `/volume ff V 0.25`), the values alternating so they always move, tone on;
+   c. the same plus 32 subscribers per client at 60/s (`/subscribe sf '/*' 60` from 32 UDP
+      sockets each, in a child process that reads and discards what arrives);
+3. measures each process over the window: CPU (utime + stime from /proc/PID/stat, in clock
+   ticks, and the per-thread on-CPU nanoseconds of /proc/PID/task/TID/schedstat, which the
+   ratio uses: a tick is 10 ms, 0.1 % of a core over 10 s, as much as the floor's whole idle
+   cost), wake-ups per second per thread (voluntary + nonvoluntary context switches of
+   /proc/PID/task/TID/status), RssAnon, and the xruns each JACK server printed;
+4. prints the medians over the repeats, the goals and whether they are met, and (--json) writes
+   everything.
+
+Goals: paramd's CPU ≤ 1.1 × the C floor's (idle and all ramping, 64 and 256 frames); paramd's
+idle wake-ups (all threads) ≤ JACK periods per second + 5; paramd's RssAnon ≤ 2 MiB.
+
+Python 3 standard library only. At most two JACK servers of its own run at once; everything it
+starts is stopped with SIGTERM and waited for.
+"""
+import argparse
+import json
+import os
+import re
+import selectors
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SAMPLE_RATE = 48000
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TICKS = os.sysconf("SC_CLK_TCK")
+GOAL_CPU_RATIO = 1.1
+GOAL_IDLE_WAKEUP_SLACK = 5
+GOAL_RSS_ANON_KIB = 2048
+
+# Two targets per parameter; every 0.25 s each parameter ramps to the other one.
+RAMPS = [("volume", 0.6, 0.9), ("tone", 0.3, 0.6), ("frequency", 330.0, 660.0), ("pan", -0.5, 0.5), ("input", 0.5, 0.9)]
+RAMP_SECONDS = 0.25
+SUBSCRIBERS = 32
+SUBSCRIBER_RATE = 60.0
+
+
+# ---------------------------------------------------------------- OSC, the little we need
+
+def osc_string(text):
+    b = text.encode() + b"\0"
+    return b + b"\0" * (-len(b) % 4)
+
+
+def osc_message(address, *args):
+    tags, data = ",", b""
+    for a in args:
+        if isinstance(a, float):
+            tags += "f"
+            data += struct.pack(">f", a)
+        elif isinstance(a, int):
+            tags += "i"
+            data += struct.pack(">i", a)
+        else:
+            tags += "s"
+            data += osc_string(a)
+    return osc_string(address) + osc_string(tags) + data
+
+
+def ramp_messages(flavour, phase):
+    """The five messages of one tick (phase 0 or 1) for `paramd` or `cfloor`."""
+    out = []
+    for name, a, b in RAMPS:
+        value = float(b if phase else a)
+        if flavour == "paramd":
+            extra = ("domain", "linear") if name == "frequency" else ()
+            out.append(osc_message(f"/{name}", value, RAMP_SECONDS, "linear", *extra))
+        else:
+            out.append(osc_message(f"/{name}", value, RAMP_SECONDS))
+    return out
+
+
+# ---------------------------------------------------------------- processes
+
+class Stopped(Exception):
+    pass
+
+
+def on_sigterm(_signum, _frame):
+    raise Stopped()
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def stop(process, what, timeout=30):
+    """SIGTERM, then wait; SIGKILL only if it is stuck."""
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        print(f"warning: {what} (pid {process.pid}) ignored SIGTERM for {timeout} s; SIGKILL", file=sys.stderr)
+        process.kill()
+        process.wait()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ping(port, timeout=10):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.settimeout(0.2)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            s.sendto(osc_message("/ping"), ("127.0.0.1", port))
+            try:
+                if s.recv(1024).startswith(b"/pong\0"):
+                    return
+            except socket.timeout:
+                pass
+        raise RuntimeError(f"no /pong from port {port}")
+    finally:
+        s.close()
+
+
+class JackServer:
+    def __init__(self, name, period, workdir):
+        self.name = name
+        self.log_path = os.path.join(workdir, f"{name}.log")
+        self.env = dict(os.environ, JACK_NO_AUDIO_RESERVATION="1", JACK_NO_START_SERVER="1")
+        self.process = subprocess.Popen(
+            ["jackd", "-n", name, "-R", "-d", "dummy", "-r", str(SAMPLE_RATE), "-p", str(period)],
+            stdin=subprocess.DEVNULL, stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT, env=self.env)
+        subprocess.run(["jack_wait", "-s", name, "-w", "-t", "10"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
+
+    def log_size(self):
+        return os.path.getsize(self.log_path)
+
+    def xruns(self, start, end):
+        """Xruns the server printed between two log offsets, each one it notified its clients
+        of: a client not finished (or finished late) at the cycle's end, the driver's own
+        thread woken late; and messages it lost (its ring of messages overran)."""
+        with open(self.log_path, "rb") as f:
+            f.seek(start)
+            text = f.read(end - start).decode(errors="replace")
+        late_client = len(re.findall(r"JackEngine::XRun: client (= .* was not finished|.* finished after current callback)", text))
+        late_driver = len(re.findall(r"JackTimedDriver::Process XRun", text))
+        lost = sum(int(n) for n in re.findall(r"WARNING: (\d+) message buffer overruns", text))
+        return {"total": late_client + late_driver, "late_client": late_client, "late_driver": late_driver,
+                "lost_messages": lost}
+
+    def stop(self):
+        stop(self.process, f"jackd {self.name}")
+
+
+def start_client(kind, binary, server, port, workdir):
+    log_path = os.path.join(workdir, f"{kind}.log")
+    env = dict(os.environ, JACK_NO_START_SERVER="1", XDG_CONFIG_HOME=os.path.join(workdir, "config"),
+               XDG_STATE_HOME=os.path.join(workdir, "state"))
+    if kind == "paramd":
+        argv = [binary, "--server", server, "--name", "paramd-bench", "--port", str(port), "--no-state"]
+    else:
+        argv = [binary, "-s", server, "-n", "cfloor", "-p", str(port)]
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=open(log_path, "w"),
+                               stderr=subprocess.STDOUT, env=env)
+
+    def ready():
+        if process.poll() is not None:
+            raise RuntimeError(f"{kind} exited:\n" + open(log_path).read())
+        return "ready:" in open(log_path).read()
+    wait_for(ready, 30, f"{kind} to be ready")
+    ping(port)
+    return process
+
+
+# ---------------------------------------------------------------- /proc
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def snapshot(pid):
+    """CPU ticks of the process, and per thread its name, context switches, on-CPU ns and
+    whether it runs under a realtime policy; the process's RssAnon (KiB)."""
+    stat = read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            status = read(f"/proc/{pid}/task/{tid}/status")
+            involuntary = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("nonvoluntary_ctxt_switches"))
+            switches = sum(int(line.split()[1]) for line in status.splitlines() if "ctxt_switches" in line)
+            tstat = read(f"/proc/{pid}/task/{tid}/stat").rsplit(")", 1)[1].split()
+            threads[int(tid)] = {
+                "name": read(f"/proc/{pid}/task/{tid}/comm").strip(),
+                "switches": switches,
+                "involuntary": involuntary,
+                "ns": int(read(f"/proc/{pid}/task/{tid}/schedstat").split()[0]),
+                "realtime": int(tstat[38]) in (1, 2),  # policy: SCHED_FIFO, SCHED_RR
+            }
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # the thread ended meanwhile
+    rss = next(int(line.split()[1]) for line in read(f"/proc/{pid}/status").splitlines() if line.startswith("RssAnon:"))
+    return {"time": time.monotonic(), "ticks": int(stat[11]) + int(stat[12]), "threads": threads, "rss_anon_kib": rss}
+
+
+def measure(before, after):
+    seconds = after["time"] - before["time"]
+    threads = {}
+    for tid, t in after["threads"].items():
+        b = before["threads"].get(tid, {"switches": 0, "involuntary": 0, "ns": 0})  # born in the window: counts whole
+        threads[tid] = {"name": t["name"], "realtime": t["realtime"],
+                        "wakeups_per_s": (t["switches"] - b["switches"]) / seconds,
+                        "involuntary_per_s": (t["involuntary"] - b["involuntary"]) / seconds,
+                        "cpu_percent": 100 * (t["ns"] - b["ns"]) / 1e9 / seconds}
+    return {
+        "seconds": seconds,
+        "cpu_percent_stat": 100 * (after["ticks"] - before["ticks"]) / TICKS / seconds,
+        "cpu_percent": sum(t["cpu_percent"] for t in threads.values()),
+        "wakeups_per_s": sum(t["wakeups_per_s"] for t in threads.values()),
+        "rss_anon_kib": after["rss_anon_kib"],
+        "threads": threads,
+    }
+
+
+# ---------------------------------------------------------------- load
+
+class Driver(threading.Thread):
+    """Every 0.25 s, the five ramps to both clients (the same tick, the same values)."""
+
+    def __init__(self, targets):
+        super().__init__(daemon=True)
+        self.targets = targets  # [(flavour, port)]
+        self.halt = threading.Event()
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.socket.bind(("127.0.0.1", 0))
+        self.ticks = 0
+
+    def run(self):
+        batches = {(flavour, phase): ramp_messages(flavour, phase) for flavour, _ in self.targets for phase in (0, 1)}
+        start = time.monotonic()
+        while not self.halt.is_set():
+            phase = self.ticks % 2
+            for flavour, port in self.targets:
+                for m in batches[(flavour, phase)]:
+                    self.socket.sendto(m, ("127.0.0.1", port))
+            self.ticks += 1
+            self.halt.wait(max(0.0, start + self.ticks * RAMP_SECONDS - time.monotonic()))
+
+    def stop(self):
+        self.halt.set()
+        self.join()
+        self.socket.close()
+
+
+class Listeners:
+    """A child process with `count` UDP sockets per port, each subscribed to '/*' at `rate`,
+    reading and discarding what arrives; counts datagrams per port between marks."""
+
+    def __init__(self, ports, count, rate):
+        self.ports = ports
+        self.control_r, control_w = os.pipe()   # parent → child: 'm' (mark), 'q' (quit)
+        report_r, self.report_w = os.pipe()     # child → parent: a JSON line per request
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(report_r)
+            os.close(control_w)
+            self._child(count, rate, self.control_r, self.report_w)
+        os.close(self.control_r)
+        os.close(self.report_w)
+        self.control_w = control_w
+        self.report = os.fdopen(report_r)
+        json.loads(self.report.readline())  # subscribed
+
+    def _child(self, count, rate, control_fd, report_fd):
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            selector = selectors.DefaultSelector()
+            received = {}
+            for port in self.ports:
+                received[port] = 0
+                for _ in range(count):
+                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+                    s.bind(("127.0.0.1", 0))
+                    s.setblocking(False)
+                    s.sendto(osc_message("/subscribe", "/*", float(rate)), ("127.0.0.1", port))
+                    selector.register(s, selectors.EVENT_READ, port)
+            selector.register(control_fd, selectors.EVENT_READ, None)
+            os.write(report_fd, b"{}\n")
+            while True:
+                for key, _ in selector.select():
+                    if key.data is None:
+                        command = os.read(control_fd, 1)
+                        if command in (b"q", b""):
+                            os._exit(0)
+                        os.write(report_fd, (json.dumps({str(p): n for p, n in received.items()}) + "\n").encode())
+                        continue
+                    while True:
+                        try:
+                            key.fileobj.recv(65536)
+                        except BlockingIOError:
+                            break
+                        received[key.data] += 1
+        finally:
+            os._exit(1)
+
+    def mark(self):
+        os.write(self.control_w, b"m")
+        return {int(k): v for k, v in json.loads(self.report.readline()).items()}
+
+    def close(self):
+        try:
+            os.write(self.control_w, b"q")
+        except OSError:
+            pass
+        os.waitpid(self.pid, 0)
+        os.close(self.control_w)
+        self.report.close()
+
+
+# ---------------------------------------------------------------- one period size
+
+def run_period(period, args, binaries, workroot):
+    workdir = os.path.join(workroot, f"p{period}")
+    os.makedirs(workdir)
+    tag = f"bench-{os.getpid()}-{period}"
+    servers, clients, driver, listeners = {}, {}, None, None
+    results = {"period": period, "periods_per_s": SAMPLE_RATE / period, "scenarios": {}}
+    try:
+        ports = {}
+        for kind in ("paramd", "cfloor"):
+            servers[kind] = JackServer(f"{tag}-{kind}", period, workdir)
+            ports[kind] = free_port()
+            clients[kind] = start_client(kind, binaries[kind], servers[kind].name, ports[kind], workdir)
+        print(f"\n{period} frames: paramd pid {clients['paramd'].pid}, cfloor pid {clients['cfloor'].pid}", flush=True)
+
+        for scenario in ("idle", "ramping", "subscribers"):
+            if scenario == "ramping":
+                driver = Driver([("paramd", ports["paramd"]), ("cfloor", ports["cfloor"])])
+                driver.start()
+            if scenario == "subscribers":
+                listeners = Listeners([ports["paramd"], ports["cfloor"]], SUBSCRIBERS, SUBSCRIBER_RATE)
+            runs = []
+            for repeat in range(args.repeats):
+                time.sleep(args.warmup)
+                logs = {k: servers[k].log_size() for k in servers}
+                marks = listeners.mark() if listeners else None
+                before = {k: snapshot(clients[k].pid) for k in clients}
+                time.sleep(args.seconds)
+                after = {k: snapshot(clients[k].pid) for k in clients}
+                marks_after = listeners.mark() if listeners else None
+                run = {}
+                for k in clients:
+                    if clients[k].poll() is not None:
+                        raise RuntimeError(f"{k} exited during the run")
+                    m = measure(before[k], after[k])
+                    m["xruns"] = servers[k].xruns(logs[k], servers[k].log_size())
+                    if listeners:
+                        m["datagrams_received_per_s"] = (marks_after[ports[k]] - marks[ports[k]]) / m["seconds"]
+                    run[k] = m
+                runs.append(run)
+                p, c = run["paramd"], run["cfloor"]
+                print(f"  {scenario:<12} #{repeat + 1}: CPU paramd {p['cpu_percent']:.2f} % cfloor {c['cpu_percent']:.2f} %"
+                      f" (×{p['cpu_percent'] / c['cpu_percent']:.2f}); wake-ups/s {p['wakeups_per_s']:.0f} / {c['wakeups_per_s']:.0f};"
+                      f" xruns {p['xruns']['total']} / {c['xruns']['total']}", flush=True)
+            results["scenarios"][scenario] = {"runs": runs, "median": summarise(runs)}
+    finally:
+        if listeners:
+            listeners.close()
+        if driver:
+            driver.stop()
+        for kind in ("paramd", "cfloor"):
+            if kind in clients:
+                stop(clients[kind], kind)
+        for kind in ("paramd", "cfloor"):
+            if kind in servers:
+                servers[kind].stop()
+    return results
+
+
+def summarise(runs):
+    """Medians over the repeats, per process and per thread (threads matched by tid: the
+    processes live through all the repeats)."""
+    out = {}
+    for k in runs[0]:
+        ms = [r[k] for r in runs]
+        med = lambda key: statistics.median(m[key] for m in ms)
+        threads = {}
+        for tid, t in ms[-1]["threads"].items():
+            values = [m["threads"][tid] for m in ms if tid in m["threads"]]
+            threads[tid] = {"name": t["name"], "realtime": t["realtime"],
+                            "wakeups_per_s": statistics.median(v["wakeups_per_s"] for v in values),
+                            "involuntary_per_s": statistics.median(v["involuntary_per_s"] for v in values),
+                            "cpu_percent": statistics.median(v["cpu_percent"] for v in values)}
+        out[k] = {
+            "cpu_percent": med("cpu_percent"),
+            "cpu_percent_stat": med("cpu_percent_stat"),
+            "wakeups_per_s": med("wakeups_per_s"),
+            "rss_anon_kib": max(m["rss_anon_kib"] for m in ms),
+            "xruns": sum(m["xruns"]["total"] for m in ms),
+            "threads": threads,
+        }
+        if "datagrams_received_per_s" in ms[0]:
+            out[k]["datagrams_received_per_s"] = med("datagrams_received_per_s")
+    out["ratio"] = out["paramd"]["cpu_percent"] / out["cfloor"]["cpu_percent"]
+    out["ratio_stat"] = (out["paramd"]["cpu_percent_stat"] / out["cfloor"]["cpu_percent_stat"]
+                         if out["cfloor"]["cpu_percent_stat"] else None)
+    return out
+
+
+# ---------------------------------------------------------------- report
+
+def report(results, args):
+    lines = []
+    say = lines.append
+    say("")
+    say(f"Process cost against a C floor: median of {args.repeats} × {args.seconds:g} s windows "
+        f"(warm-up {args.warmup:g} s), {SAMPLE_RATE} Hz")
+    say("CPU: % of one core from per-thread schedstat ns (stat: utime+stime in clock ticks); "
+        "RssAnon: largest of the windows; xruns: summed over the windows")
+    say("")
+    say("| period | scenario | process | CPU % | CPU % (stat) | paramd/cfloor | wake-ups/s | RssAnon KiB | xruns |")
+    say("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        for scenario, s in r["scenarios"].items():
+            for k in ("paramd", "cfloor"):
+                m = s["median"][k]
+                ratio = f"{s['median']['ratio']:.2f}×" if k == "paramd" else ""
+                say(f"| {r['period']} | {scenario} | {k} | {m['cpu_percent']:.2f} | {m['cpu_percent_stat']:.2f} | {ratio} | "
+                    f"{m['wakeups_per_s']:.0f} | {m['rss_anon_kib']} | {m['xruns']} |")
+    say("")
+    say("Wake-ups per second by thread (median; tid name, * = realtime policy, CPU % in brackets;"
+        " the involuntary switches, a busy machine's share, are in the JSON):")
+    for r in results:
+        for scenario, s in r["scenarios"].items():
+            for k in ("paramd", "cfloor"):
+                threads = s["median"][k]["threads"]
+                parts = [f"{tid} {t['name']}{'*' if t['realtime'] else ''} {t['wakeups_per_s']:.0f} ({t['cpu_percent']:.2f})"
+                         for tid, t in sorted(threads.items())]
+                extra = ""
+                if "datagrams_received_per_s" in s["median"][k]:
+                    extra = f"; subscribers received {s['median'][k]['datagrams_received_per_s']:.0f} datagrams/s"
+                say(f"  {r['period']:>3} {scenario:<11} {k}: " + ", ".join(parts) + extra)
+    say("")
+    say("Goals:")
+    goals = []
+    for r in results:
+        for scenario in ("idle", "ramping"):
+            if scenario in r["scenarios"]:
+                ratio = r["scenarios"][scenario]["median"]["ratio"]
+                goals.append((f"CPU {scenario}, {r['period']} frames: paramd ≤ {GOAL_CPU_RATIO}× cfloor",
+                              f"{ratio:.2f}×", ratio <= GOAL_CPU_RATIO))
+    for r in results:
+        if "idle" in r["scenarios"]:
+            idle = r["scenarios"]["idle"]["median"]
+            w = idle["paramd"]["wakeups_per_s"]
+            limit = r["periods_per_s"] + GOAL_IDLE_WAKEUP_SLACK
+            goals.append((f"idle wake-ups, {r['period']} frames: paramd ≤ {limit:g}/s",
+                          f"{w:.0f}/s (cfloor {idle['cfloor']['wakeups_per_s']:.0f}/s)", w <= limit))
+    rss = max(s["median"]["paramd"]["rss_anon_kib"] for r in results for s in r["scenarios"].values())
+    floor_rss = max(s["median"]["cfloor"]["rss_anon_kib"] for r in results for s in r["scenarios"].values())
+    goals.append((f"RssAnon: paramd ≤ {GOAL_RSS_ANON_KIB} KiB", f"{rss} KiB (cfloor {floor_rss} KiB)", rss <= GOAL_RSS_ANON_KIB))
+    for text, value, met in goals:
+        say(f"  [{'met' if met else 'NOT met'}] {text}: {value}")
+    xruns = {k: sum(s["median"][k]["xruns"] for r in results for s in r["scenarios"].values()) for k in ("paramd", "cfloor")}
+    say(f"JACK xruns over all windows: paramd's server {xruns['paramd']}, cfloor's server {xruns['cfloor']}"
+        " (a busy machine shows here)")
+    print("\n".join(lines), flush=True)
+    return [{"goal": t, "value": v, "met": m} for t, v, m in goals]
+
+
+# ---------------------------------------------------------------- main
+
+def build(args):
+    binaries = {}
+    if args.paramd:
+        binaries["paramd"] = os.path.abspath(args.paramd)
+    else:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "paramd"], cwd=ROOT, check=True)
+        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+        binaries["paramd"] = os.path.join(bin_dir, "paramd")
+    tools = os.path.join(ROOT, ".build-tools")
+    os.makedirs(tools, exist_ok=True)
+    binaries["cfloor"] = os.path.join(tools, "cfloor")
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-o", binaries["cfloor"],
+                    os.path.join(ROOT, "Benchmarks", "cfloor", "cfloor.c"), "-ljack", "-llo", "-lm", "-lpthread"],
+                   check=True)
+    return binaries
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--paramd", help="paramd binary to measure (default: build a release one)")
+    parser.add_argument("--seconds", type=float, default=10, help="measurement window (default 10)")
+    parser.add_argument("--warmup", type=float, default=2, help="seconds before each window (default 2)")
+    parser.add_argument("--repeats", type=int, default=3, help="windows per scenario; medians reported (default 3)")
+    parser.add_argument("--periods", default="64 256", help="JACK period sizes (default '64 256')")
+    parser.add_argument("--quick", action="store_true", help="1 repeat of 5 s, 1 s warm-up")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.repeats, args.warmup = 5, 1, 1
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+    binaries = build(args)
+    machine = {
+        "cpus": os.cpu_count(),
+        "cpu": next((line.split(":", 1)[1].strip() for line in read("/proc/cpuinfo").splitlines()
+                     if line.startswith("model name")), "?"),
+        "kernel": os.uname().release,
+        "load_average_at_start": os.getloadavg(),
+    }
+    print(f"paramd: {binaries['paramd']}\ncfloor: {binaries['cfloor']}\nmachine: {machine}", flush=True)
+    workroot = tempfile.mkdtemp(prefix="paramd-bench-process-")
+    results = []
+    try:
+        for period in (int(p) for p in args.periods.split()):
+            results.append(run_period(period, args, binaries, workroot))
+    except (KeyboardInterrupt, Stopped):
+        print("interrupted; everything started was stopped", file=sys.stderr)
+        return 130
+    machine["load_average_at_end"] = os.getloadavg()
+    goals = report(results, args)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"command": " ".join(sys.argv), "binaries": binaries, "machine": machine,
+                       "settings": {"seconds": args.seconds, "warmup": args.warmup, "repeats": args.repeats,
+                                    "sample_rate": SAMPLE_RATE, "ramps": RAMPS, "ramp_seconds": RAMP_SECONDS,
+                                    "subscribers": SUBSCRIBERS, "subscriber_rate": SUBSCRIBER_RATE},
+                       "results": results, "goals": goals, "logs": workroot}, f, indent=2)
+        print(f"JSON: {args.json}")
+    print(f"logs: {workroot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
