@@ -181,9 +181,11 @@ bench:
 	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
 
 # Not part of `make test`: it takes minutes and its figures depend on the machine's load.
+# It measures the paramd `make build` makes (static, RELEASE_FLAGS) unless BENCH_ARGS names one.
 bench-process: deps
 	@mkdir -p $(TOOLS_DIR)
-	python3 scripts/bench-process.py $(BENCH_ARGS) --json $(TOOLS_DIR)/bench-process.json
+	$(RELEASE) --product paramd
+	python3 scripts/bench-process.py --paramd "$$($(SWIFT) build -c release --show-bin-path)/paramd" $(BENCH_ARGS) --json $(TOOLS_DIR)/bench-process.json
 
 plots:
 	@scripts/plot-curves.sh
