@@ -1,9 +1,10 @@
 import Foundation
 
 /// `wakeups_per_s` in `/status`: how often paramd's threads other than JACK's process thread
-/// woke up, per second, over about the last 10 s — context switches as the kernel counts them
-/// (`voluntary_ctxt_switches` + `nonvoluntary_ctxt_switches` of /proc/self/task/*/status), so
-/// libjack's own helper threads count too: they are paramd's cost as well. Sampled at most
+/// woke up, per second, over about the last 10 s — each time a thread went to sleep and was
+/// woken, as the kernel counts it (`voluntary_ctxt_switches` of /proc/self/task/*/status; being
+/// preempted by another thread is not a wake-up). libjack's own helper threads count too: they
+/// are paramd's cost as well. Sampled at most
 /// once a second, and only when the control thread is awake anyway. Control thread.
 struct WakeupMeter {
     private var samples: [(time: Double, count: Int)] = []
@@ -32,7 +33,7 @@ struct WakeupMeter {
         var total = 0
         for task in tasks where Int32(task) != processThread {
             guard let text = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n") where line.hasSuffix("ctxt_switches") == false && line.contains("ctxt_switches:") {
+            for line in text.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
                 if let n = Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) { total += n }
             }
         }

@@ -6,11 +6,12 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 9: paramd sleeps when there is nothing to do. Counted by the kernel: voluntary and
-/// involuntary context switches of every thread of the process (/proc/PID/task/*/status).
+/// Issue 9: paramd sleeps when there is nothing to do. Counted by the kernel: voluntary context
+/// switches (a thread went to sleep and was woken) of every thread of the process
+/// (/proc/PID/task/*/status); preemptions by a busy machine are not wake-ups.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct WakeupTests {
-    /// Context switches per thread (tid → (name, count)) of process `pid`.
+    /// Voluntary context switches per thread (tid → (name, count)) of process `pid`.
     static func contextSwitches(_ pid: pid_t) -> [String: (name: String, count: Int)] {
         var result: [String: (String, Int)] = [:]
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
@@ -18,7 +19,7 @@ struct WakeupTests {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
             let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            let count = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+            let count = status.split(separator: "\n").filter { $0.hasPrefix("voluntary_ctxt_switches:") }
                 .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
             result[task] = (name, count)
         }
