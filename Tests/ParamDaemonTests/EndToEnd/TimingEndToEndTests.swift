@@ -149,17 +149,24 @@ struct TimingEndToEndTests {
         let rig = try await Rig.start("paramd-txn")
         let client = try OSCClient(port: rig.paramd.port)
         try await Task.sleep(for: .milliseconds(300))
+        // Each bundle waits until the one before it has sounded (paramd reports it as the value
+        // at the end of a period): two bundles drained in the same period would apply on the same
+        // frame, the second hiding the first, and a busy machine delays paramd's control thread.
+        func toggle(_ level: Float) async throws {
+            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
+                .message(OSCMessage("/volume", [.float32(level), .float32(0)])),
+                .message(OSCMessage("/input", [.float32(level), .float32(0)])),
+            ]))
+            let deadline = ContinuousClock.now + .seconds(3)
+            while try await client.get("volume")?.value != level {
+                guard ContinuousClock.now < deadline else { Issue.record("volume never sounded \(level)"); return }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         for _ in 0..<20 {
-            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
-                .message(OSCMessage("/volume", [.float32(0.5), .float32(0)])),
-                .message(OSCMessage("/input", [.float32(0.5), .float32(0)])),
-            ]))
-            try await Task.sleep(for: .milliseconds(20))
-            try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
-                .message(OSCMessage("/volume", [.float32(1), .float32(0)])),
-                .message(OSCMessage("/input", [.float32(1), .float32(0)])),
-            ]))
-            try await Task.sleep(for: .milliseconds(20))
+            try await toggle(0.5)
+            try await toggle(1)
         }
         let timeline = FrameTimeline(try await rig.finish())
         // Values only, no timing: every sample recorded counts, wherever JACK placed it.
