@@ -497,16 +497,22 @@ public struct Renderer: @unchecked Sendable {
         let c = Self.chunkFrames
         let vol = scratch, ton = scratch + c, frq = scratch + 2 * c, pn = scratch + 3 * c, inp = scratch + 4 * c
         let r = reporter
-        _ = params[0].render(into: vol, first: first, count: count, reporter: r)
-        let toneMoves = params[1].render(into: ton, first: first, count: count, reporter: r)
-        let freqMoves = params[2].render(into: frq, first: first, count: count, reporter: r)
-        let panMoves = params[3].render(into: pn, first: first, count: count, reporter: r)
-        _ = params[4].render(into: inp, first: first, count: count, reporter: r)
-        renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset)
+        // A parameter at rest (no layer) is its value on every frame: it is not written into
+        // its scratch chunk, and the loops below take the value instead, so an idle period
+        // touches next to no memory. Which ones were rendered into their chunks: `rendered`.
+        let v0 = params[0].value, t0 = params[1].value, f0 = params[2].value, p0 = params[3].value, i0 = params[4].value
+        var rendered: UInt8 = 0
+        if params[0].layerCount > 0 { _ = params[0].render(into: vol, first: first, count: count, reporter: r); rendered |= 1 }
+        var toneMoves = false, freqMoves = false, panMoves = false
+        if params[1].layerCount > 0 { toneMoves = params[1].render(into: ton, first: first, count: count, reporter: r); rendered |= 2 }
+        if params[2].layerCount > 0 { freqMoves = params[2].render(into: frq, first: first, count: count, reporter: r); rendered |= 4 }
+        if params[3].layerCount > 0 { panMoves = params[3].render(into: pn, first: first, count: count, reporter: r); rendered |= 8 }
+        if params[4].layerCount > 0 { _ = params[4].render(into: inp, first: first, count: count, reporter: r); rendered |= 16 }
+        renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset, rendered: rendered)
 
         let twoPi = 2 * Double.pi
         let radiansPerHz = twoPi / sampleRate
-        let silentTone = !toneMoves && ton[0] == 0
+        let silentTone = !toneMoves && (rendered & 2 != 0 ? ton[0] : t0) == 0
         var ph = phase
 
         if silentTone {
@@ -518,34 +524,66 @@ public struct Renderer: @unchecked Sendable {
                     if ph >= twoPi { ph -= twoPi }
                 }
             } else {
-                ph = (ph + radiansPerHz * frq[0] * Double(count)).truncatingRemainder(dividingBy: twoPi)
+                let f = rendered & 4 != 0 ? frq[0] : f0
+                ph = (ph + radiansPerHz * f * Double(count)).truncatingRemainder(dividingBy: twoPi)
             }
-            for i in 0..<count {
-                let a = in1.map { Double($0[i]) } ?? 0
-                let b = in2.map { Double($0[i]) } ?? 0
-                let g = vol[i] * inp[i]
-                out1[i] = Float(g * a)
-                out2[i] = Float(g * b)
+            if rendered & (1 | 16) == 0 {
+                let g = v0 * i0
+                for i in 0..<count {
+                    let a = in1.map { Double($0[i]) } ?? 0
+                    let b = in2.map { Double($0[i]) } ?? 0
+                    out1[i] = Float(g * a)
+                    out2[i] = Float(g * b)
+                }
+            } else {
+                if rendered & 1 == 0 { vol.update(repeating: v0, count: count) }
+                if rendered & 16 == 0 { inp.update(repeating: i0, count: count) }
+                for i in 0..<count {
+                    let a = in1.map { Double($0[i]) } ?? 0
+                    let b = in2.map { Double($0[i]) } ?? 0
+                    let g = vol[i] * inp[i]
+                    out1[i] = Float(g * a)
+                    out2[i] = Float(g * b)
+                }
             }
         } else {
             // Equal-power pan on the tone: left cos((pan+1)π/4), right sin((pan+1)π/4).
-            var left = Math.cos((pn[0] + 1) * Double.pi / 4)
-            var right = Math.sin((pn[0] + 1) * Double.pi / 4)
-            for i in 0..<count {
-                ph += radiansPerHz * frq[i]
-                if ph >= twoPi { ph -= twoPi }
-                let t = Math.sin(ph) * ton[i]
-                if panMoves {
-                    let angle = (pn[i] + 1) * Double.pi / 4
-                    left = Math.cos(angle)
-                    right = Math.sin(angle)
+            let pan0 = rendered & 8 != 0 ? pn[0] : p0
+            var left = Math.cos((pan0 + 1) * Double.pi / 4)
+            var right = Math.sin((pan0 + 1) * Double.pi / 4)
+            if rendered == 0 {
+                // Everything at rest: a steady tone and the inputs.
+                let step = radiansPerHz * f0
+                for i in 0..<count {
+                    ph += step
+                    if ph >= twoPi { ph -= twoPi }
+                    let t = Math.sin(ph) * t0
+                    let a = in1.map { Double($0[i]) } ?? 0
+                    let b = in2.map { Double($0[i]) } ?? 0
+                    out1[i] = Float(v0 * (t * left + a * i0))
+                    out2[i] = Float(v0 * (t * right + b * i0))
                 }
-                let a = in1.map { Double($0[i]) } ?? 0
-                let b = in2.map { Double($0[i]) } ?? 0
-                let v = vol[i]
-                let g = inp[i]
-                out1[i] = Float(v * (t * left + a * g))
-                out2[i] = Float(v * (t * right + b * g))
+            } else {
+                if rendered & 1 == 0 { vol.update(repeating: v0, count: count) }
+                if rendered & 2 == 0 { ton.update(repeating: t0, count: count) }
+                if rendered & 4 == 0 { frq.update(repeating: f0, count: count) }
+                if rendered & 16 == 0 { inp.update(repeating: i0, count: count) }
+                for i in 0..<count {
+                    ph += radiansPerHz * frq[i]
+                    if ph >= twoPi { ph -= twoPi }
+                    let t = Math.sin(ph) * ton[i]
+                    if panMoves {
+                        let angle = (pn[i] + 1) * Double.pi / 4
+                        left = Math.cos(angle)
+                        right = Math.sin(angle)
+                    }
+                    let a = in1.map { Double($0[i]) } ?? 0
+                    let b = in2.map { Double($0[i]) } ?? 0
+                    let v = vol[i]
+                    let g = inp[i]
+                    out1[i] = Float(v * (t * left + a * g))
+                    out2[i] = Float(v * (t * right + b * g))
+                }
             }
         }
         phase = ph
@@ -556,7 +594,7 @@ public struct Renderer: @unchecked Sendable {
     /// a port and at rest fills it with its value.
     @_noLocks
     mutating func renderDeclaredAndCV(first: UInt64, count: Int,
-                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int) {
+                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int, rendered: UInt8) {
         let shared = scratch + ParameterID.builtInCount * Self.chunkFrames
         let r = reporter
         var i = 0
@@ -576,7 +614,11 @@ public struct Renderer: @unchecked Sendable {
         var b = 0
         while b < ParameterID.builtInCount {
             if outputs[b].scale != 0, let port = cv[b] {
-                outputs[b].write(port + offset, from: scratch + b * Self.chunkFrames, count: count)
+                if rendered & (1 << b) != 0 {
+                    outputs[b].write(port + offset, from: scratch + b * Self.chunkFrames, count: count)
+                } else {
+                    outputs[b].fill(port + offset, value: params[b].value, count: count)
+                }
             }
             b &+= 1
         }
