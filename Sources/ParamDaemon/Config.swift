@@ -371,10 +371,6 @@ struct ConfigFile: Equatable, Sendable {
                     return ConfigError(path: self.path, line: lines.line(of: path) ?? c.line, key: path.joined(separator: "."), message: message)
                 }
                 if let p = registry.id(named: name), p.isBuiltIn {
-                    let fixed = registry[p]
-                    if let v = c.initial, !(fixed.minimum...fixed.maximum).contains(v) {
-                        throw fail("initial", "must be within \(fixed.minimum)…\(fixed.maximum) (got \(v))")
-                    }
                     registry.configureBuiltIn(p) { spec in
                         if let v = c.initial { spec.initial = v }
                         spec.defaultAction = DefaultAction(seconds: c.seconds ?? DefaultAction.standard.seconds,
@@ -382,28 +378,19 @@ struct ConfigFile: Equatable, Sendable {
                         spec.cv = (c.cv ?? false) ? (c.cvScale ?? .value) : nil
                         spec.sends = c.sends
                     }
+                    if let (key, message) = registry[p].problem() { throw fail(key, message) }
                     continue
                 }
-                guard ParameterSpec.isValidName(name) else {
-                    throw fail(nil, "'\(name)' is not a parameter name: a lowercase letter, then up to 31 lowercase letters, digits or _ (and not a setting: \(ConfigFile.settingKeys.joined(separator: ", ")))")
-                }
-                guard !ParameterSpec.reservedNames.contains(name) else {
-                    throw fail(nil, "'\(name)' is reserved for an address of paramd's (\(ParameterSpec.reservedNames.sorted().joined(separator: ", ")))")
-                }
+                if let message = ParameterSpec.nameProblem(name) { throw fail(nil, message) }
                 guard let minimum = c.minimum else { throw fail("min", "a declared parameter needs min and max") }
                 guard let maximum = c.maximum else { throw fail("max", "a declared parameter needs min and max") }
-                guard minimum < maximum else { throw fail("min", "must be less than max (min \(minimum), max \(maximum))") }
-                let domain = c.domain ?? .linear
-                if domain == .log && minimum <= 0 { throw fail("domain", "log needs min > 0 (min is \(minimum))") }
-                if let v = c.initial, !(minimum...maximum).contains(v) {
-                    throw fail("initial", "must be within \(minimum)…\(maximum) (got \(v))")
-                }
                 let spec = ParameterSpec(
                     name: name, minimum: minimum, maximum: maximum, initial: c.initial, unit: c.unit ?? "",
-                    domain: domain,
+                    domain: c.domain ?? .linear,
                     defaultAction: DefaultAction(seconds: c.seconds ?? DefaultAction.standard.seconds,
                                                  curve: c.curve ?? DefaultAction.standard.curve),
                     cv: (c.cv ?? false) ? (c.cvScale ?? .value) : nil, sends: c.sends)
+                if let (key, message) = spec.problem() { throw fail(key, message) }
                 guard registry.declaredCount < ParameterRegistry.maximumDeclared else {
                     throw fail(nil, "at most \(ParameterRegistry.maximumDeclared) declared parameters; this is one more")
                 }

@@ -59,6 +59,19 @@ extension Daemon {
         updateStatus(now: now, force: true)
     }
 
+    /// Waits until the renderer has rendered up to `target` periods (its period counter), sleeping
+    /// a period at a time: the audio thread wakes nobody at a period's end, and must not for
+    /// this. Only on the way out (the fade) and on a reload. False when `deadline` (monotonic
+    /// seconds) passes or the server goes away first.
+    func waitForAudioPeriods(reaching target: UInt64, deadline: Double) -> Bool {
+        let period = Double(max(jack.bufferSize, 1)) / Double(max(jack.sampleRate, 1))
+        while audio.counter(.periods) < target {
+            if monotonicSeconds() > deadline || JackEvents.shared.serverGone.load(ordering: .acquiring) { return false }
+            usleep(UInt32(period * 1_000_000) + 1)
+        }
+        return true
+    }
+
     /// `--connect`, else `--autoconnect`: at the first connection and after every reconnection.
     func connectPorts() {
         var destinations = options.connections

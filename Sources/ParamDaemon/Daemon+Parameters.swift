@@ -76,9 +76,7 @@ extension Daemon {
             // Ports the renderer no longer uses: once it has applied the commands (two periods).
             let dropping = removed.map(\.0) + changed.filter { !$0.isBuiltIn && registry[$0].cv == nil }
             if !dropping.isEmpty {
-                let deadline = monotonicSeconds() + 1
-                while audio.counter(.periods) < before + 2 && monotonicSeconds() < deadline { usleep(500) }
-                if audio.counter(.periods) >= before + 2 {
+                if waitForAudioPeriods(reaching: before + 2, deadline: monotonicSeconds() + 1) {
                     for p in dropping { jack.removeCVPort(p) }
                 } else {
                     log.warning("SIGHUP: JACK did not run two periods within a second; unused CV ports stay until the next start")

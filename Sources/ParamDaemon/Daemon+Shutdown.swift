@@ -39,12 +39,9 @@ extension Daemon {
         let periods = UInt64(2 + (fadeFrames + period - 1) / period)
         let start = monotonicSeconds()
         let deadline = start + seconds + Double(periods + 2) * Double(period) / rate + 0.25
-        while audio.counter(.periods) < before + periods {
-            if monotonicSeconds() > deadline || JackEvents.shared.serverGone.load(ordering: .acquiring) {
-                log.warning("the fade did not sound in time; leaving JACK anyway")
-                return
-            }
-            usleep(500)
+        guard waitForAudioPeriods(reaching: before + periods, deadline: deadline) else {
+            log.warning("the fade did not sound in time; leaving JACK anyway")
+            return
         }
         log.debug("faded out in \(String(format: "%.1f", (monotonicSeconds() - start) * 1000)) ms")
     }

@@ -52,7 +52,7 @@ public struct ParameterRegistry: Sendable, Equatable {
     /// taken or the registry is full; `spec` must already be valid (`ParameterSpec.problem`).
     @discardableResult
     public mutating func declare(_ spec: ParameterSpec) throws(ControlError) -> ParameterID {
-        if let problem = spec.problem() { throw ControlError(problem) }
+        if let problem = spec.problem() { throw ControlError(problem.message) }
         guard id(named: spec.name) == nil else { throw ControlError("'\(spec.name)' is declared twice") }
         guard declaredCount < Self.maximumDeclared else {
             throw ControlError("at most \(Self.maximumDeclared) declared parameters")
@@ -80,21 +80,29 @@ public struct ParameterRegistry: Sendable, Equatable {
 }
 
 extension ParameterSpec {
-    /// Why this declaration cannot be used (SPEC §8), or nil.
-    public func problem() -> String? {
-        guard ParameterSpec.isValidName(name) else {
+    /// Why `name` cannot name a declared parameter (SPEC §8), or nil.
+    public static func nameProblem(_ name: String) -> String? {
+        guard isValidName(name) else {
             return "'\(name)' is not a parameter name: a lowercase letter, then up to 31 lowercase letters, digits or _"
         }
-        guard !ParameterSpec.reservedNames.contains(name) else {
-            return "'\(name)' is reserved for an address of paramd's"
+        guard !reservedNames.contains(name) else {
+            return "'\(name)' is reserved for an address of paramd's (\(reservedNames.sorted().joined(separator: ", ")))"
         }
-        guard minimum.isFinite, maximum.isFinite else { return "min and max must be finite numbers" }
-        guard minimum < maximum else { return "min (\(minimum)) must be less than max (\(maximum))" }
-        if domain == .log {
-            guard minimum > 0 else { return "the log domain needs min > 0 (got \(minimum))" }
+        return nil
+    }
+
+    /// Why this parameter cannot be used (SPEC §3, §8), or nil: the key of the config table at
+    /// fault (nil: the table, as for its name) and what is wrong. The config file's errors and
+    /// `ParameterRegistry.declare` both come from here.
+    public func problem() -> (key: String?, message: String)? {
+        if !ParameterSpec.builtIns.contains(where: { $0.name == name }), let message = Self.nameProblem(name) {
+            return (nil, message)
         }
+        guard minimum.isFinite, maximum.isFinite else { return ("min", "min and max must be finite numbers") }
+        guard minimum < maximum else { return ("min", "must be less than max (min \(minimum), max \(maximum))") }
+        if domain == .log && minimum <= 0 { return ("domain", "log needs min > 0 (min is \(minimum))") }
         guard initial.isFinite, initial >= minimum, initial <= maximum else {
-            return "initial (\(initial)) must be within \(minimum)…\(maximum)"
+            return ("initial", "must be within \(minimum)…\(maximum) (got \(initial))")
         }
         return nil
     }

@@ -158,7 +158,4 @@ public struct SlotSetup: Sendable, BitwiseCopyable {
         self.value = spec.clamp(value)
         output = ParameterOutput(spec)
     }
-
-    /// Whether the slot has a CV port.
-    public var hasCV: Bool { output.scale != 0 }
 }

@@ -118,7 +118,6 @@ final class JackSession {
     // MARK: Pass-throughs to the client, when there is one
 
     var outputNames: [String] { client?.outputNames ?? [] }
-    var cvNames: [String] { client?.cvNames ?? [] }
     func connectCV(_ destinations: [String: [String]]) -> [String] { client?.connectCV(destinations) ?? [] }
     func addCVPort(_ p: ParameterID, _ spec: ParameterSpec) throws(JackError) { try client?.addCVPort(p, spec) }
     func removeCVPort(_ p: ParameterID) { client?.removeCVPort(p) }

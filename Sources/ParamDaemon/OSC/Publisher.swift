@@ -32,6 +32,9 @@ final class Publisher: @unchecked Sendable {
     /// Values sent on to other programs (SPEC §8.2). Publisher thread only (and the control
     /// thread while the publisher is stopped).
     private var forwarding: Forwarding
+    /// Whether `forwarding` has routes: set with it while the thread is stopped, so the control
+    /// thread can read it without touching the publisher's own state.
+    private var sendsValues: Bool
     /// One connected socket per forwarding route, made when first needed.
     private var forwardSockets: [UDPSocket?]
     private var forwardErrors = RateLimiter(burst: 3, interval: 10)
@@ -44,7 +47,8 @@ final class Publisher: @unchecked Sendable {
     private let control = EventFD()
     private let controlInbox: Inbox
     private let running = Atomic<Bool>(true)
-    private let finished = Atomic<Bool>(true)
+    /// Signalled by the thread as it ends; `stop()` waits on it.
+    private let finished = DispatchSemaphore(value: 0)
     /// Feedback messages not sent because the subscriber's socket buffer was full (EAGAIN,
     /// ENOBUFS). Written by whichever thread delivers, read for `/status`.
     let droppedFeedback = Atomic<Int>(0)
@@ -59,12 +63,13 @@ final class Publisher: @unchecked Sendable {
         self.updates = handles.updates
         self.snapshot = handles.snapshot
         self.forwarding = Forwarding(registry: registry)
+        self.sendsValues = !forwarding.isEmpty
         self.forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
         self.wake = wake
         self.controlInbox = controlInbox
         self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive, registry: registry))
         self.log = log
-        wake.setValuesWanted(!forwarding.isEmpty)
+        updateValuesWanted()
     }
 
     /// Control thread: the parameters changed (a reload). Subscriptions match the new ones,
@@ -73,17 +78,14 @@ final class Publisher: @unchecked Sendable {
         stop()
         subscriptions.withLock { $0.registry = registry }
         forwarding = Forwarding(registry: registry)
+        sendsValues = !forwarding.isEmpty
         forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
         start()
         notify()
     }
 
-    /// Where each `send` goes, for the log.
-    var forwardingDescription: [String] { forwarding.routes.map { "\($0.send.url)" } }
-
     func start() {
         running.store(true, ordering: .relaxed)
-        finished.store(false, ordering: .relaxed)
         let thread = Thread { [self] in
             nameThisThread("paramd-publish")
             run()
@@ -95,15 +97,20 @@ final class Publisher: @unchecked Sendable {
     func stop() {
         running.store(false, ordering: .releasing)  // pairs with the loop's acquiring load
         control.signal()
-        while !finished.load(ordering: .acquiring) { usleep(200) }  // a round is short; only at stops and reconnections
+        finished.wait()
     }
 
     /// Control thread: the subscriptions changed. Tells the audio thread whether anyone
     /// follows values, and wakes the publisher to plan its sleep again (a faster rate).
     func notify() {
-        let wanted = subscriptions.withLock { $0.count > 0 } || !forwarding.isEmpty
-        wake.setValuesWanted(wanted)
+        updateValuesWanted()
         control.signal()
+    }
+
+    /// Tells the audio thread whether moving parameters should report values: someone
+    /// subscribes, or values are sent on. Any thread but the audio thread.
+    private func updateValuesWanted() {
+        wake.setValuesWanted(subscriberCount > 0 || sendsValues)
     }
 
     var subscriberCount: Int { subscriptions.withLock { $0.count } }
@@ -217,7 +224,7 @@ final class Publisher: @unchecked Sendable {
                 log.info("subscription lapsed", metadata: ["subscriber": "\(gone)"])
                 forget(gone)
             }
-            if !lapsed.isEmpty { wake.setValuesWanted(subscriberCount > 0) }
+            if !lapsed.isEmpty { updateValuesWanted() }
             deliver(outbox, to: endpoints)
             forward(forwarded, now: now)
             if updates.count > 0 { controlInbox.wake() }
@@ -239,7 +246,7 @@ final class Publisher: @unchecked Sendable {
             wake.disarm()
             if fds[1].revents != 0 { control.drain() }
         }
-        finished.store(true, ordering: .releasing)  // pairs with stop()'s acquiring load
+        finished.signal()
     }
 
     private static func faster(_ a: Double?, _ b: Double?) -> Double? {
@@ -335,7 +342,7 @@ final class Publisher: @unchecked Sendable {
             subscriptions.withLock { $0.remove(endpoint) }
             forget(endpoint)
         }
-        if !refused.isEmpty || !unreachable.isEmpty { wake.setValuesWanted(subscriberCount > 0) }
+        if !refused.isEmpty || !unreachable.isEmpty { updateValuesWanted() }
     }
 
     /// Up to this many messages due for one subscriber in one round go as plain datagrams

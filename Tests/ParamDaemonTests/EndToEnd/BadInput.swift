@@ -150,7 +150,7 @@ enum BadInput {
             }
             guard isPredictable(route.action) else { return nil }
             var controller = Controller()
-            let result = controller.handle(message, route: route, sounding: { $0.initialValue })
+            let result = controller.handle(message, route: route, sounding: { ParameterSpec.builtIns[$0.index].initial })
             guard result.error != nil else { return nil }
             errors += 1
         }

@@ -124,7 +124,7 @@ struct BadInputTests {
     private func params(_ client: OSCClient) async throws -> [OSCMessage] {
         try client.send("/params")
         var lines: [OSCMessage] = []
-        while lines.count < ParameterID.count, let m = await client.receive(timeout: .seconds(3)) {
+        while lines.count < ParameterID.builtInCount, let m = await client.receive(timeout: .seconds(3)) {
             if m.address == "/param" { lines.append(m) }
         }
         return lines

@@ -25,8 +25,8 @@ struct SubscriptionRulesTests {
 
         // Everything moves at once; each sees only its own.
         let client = try OSCClient(port: paramd.port)
-        try client.send(.bundle(timeTag: 1, elements: ParameterID.allCases.map { p in
-            .message(OSCMessage("/\(p.name)", [.float32(Float(p == .frequency ? 660 : 0.5)), .float32(0.3)]))
+        try client.send(.bundle(timeTag: 1, elements: ParameterID.builtIns.map { p in
+            .message(OSCMessage("/\(ParameterSpec.builtIns[p.index].name)", [.float32(Float(p == .frequency ? 660 : 0.5)), .float32(0.3)]))
         }))
         let seenByVolumes = await volumes.receiveAll()
         let seenByPanTone = await panTone.receiveAll()
