@@ -57,6 +57,17 @@ if [ -n "$version" ] && [ "$(printf '%s\n%s\n' "$MIN_SWIFT" "$version" | sort -V
     exit 1
 fi
 
+# PyPI packages of the tests' Python clients (one requirements file; others may add lines to it).
+requirements="$(dirname "$0")/../Tests/Support/requirements.txt"
+if [ -f "$requirements" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        echo "error: python3 -m pip not found; the tests' Python clients need it (apt-get install python3-pip)" >&2
+        exit 1
+    fi
+    python3 -m pip install --quiet --disable-pip-version-check -r "$requirements" \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages -r "$requirements"
+fi
+
 for tool in jackd jack_lsp oscsend oscdump pkg-config systemd-analyze; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "error: $tool still not found after installing packages" >&2

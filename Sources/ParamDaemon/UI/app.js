@@ -1,0 +1,2 @@
+// paramd's control page (placeholder; the `ui` branch replaces it).
+"use strict";
