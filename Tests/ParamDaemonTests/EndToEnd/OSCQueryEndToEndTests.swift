@@ -273,6 +273,29 @@ struct OSCQueryEndToEndTests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
+    @Test func theConfigFileSetsTheHTTPPortAndTheAllowedHosts() async throws {
+        let server = try JackServer.required()
+        let http = try freeTCPPort()
+        let home = TestHome("http-config")
+        try home.writeConfig("""
+            http-port = \(http)
+            http-allow-host = ["studio.example"]
+            """)
+        let paramd = try ChildProcess(try Binaries.paramd(),
+                                      ["--server", server.name, "--name", "paramd-http-config", "--port", "\(try freeUDPPort())"],
+                                      environment: home.environment, label: "paramd-http-config")
+        try await paramd.waitForLine(containing: "ready:", on: .stderr)
+        #expect(paramd.standardError.contains("HTTP on 127.0.0.1:\(http)"), "\(paramd.outputSummary())")
+        let requests: [[String: Any]] = [
+            ["path": "/?HOST_INFO", "headers": ["Host": "studio.example:\(http)"]],
+            ["path": "/", "headers": ["Host": "other.example:\(http)"]],
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
+        let results = try #require(try await Self.python("http_checks.py", ["127.0.0.1", "\(http)", json]) as? [[String: Any]])
+        #expect(results.map { $0["status"] as? Int } == [200, 421])
+        #expect(try await paramd.stop(signal: SIGTERM) == .exited(0))
+    }
+
     @Test func aTakenHTTPPortIsAStartUpError() async throws {
         let server = try JackServer.required()
         let http = try freeTCPPort()
