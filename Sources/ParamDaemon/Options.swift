@@ -48,7 +48,7 @@ struct Options: ParsableCommand {
 
             Exit status: 0 after SIGTERM or SIGINT, 64 for a bad command line, 78 for
             a bad config file, 1 for other failures. docs/OPERATIONS.md covers
-            systemd, qjackctl, PipeWire and the logs.
+            systemd, qjackctl, PipeWire, session managers and the logs.
             """,
         version: "paramd \(version)")
 
