@@ -120,7 +120,8 @@ final class JackClient {
     /// Measures system time minus JACK time (`jack_get_time`, JACK's monotonic clock) and
     /// publishes it for the process callback. Takes the tightest of a few bracketed readings,
     /// so a preemption between the two clock reads does not skew it. Control thread.
-    func measureClockOffset() {
+    @discardableResult
+    func measureClockOffset() -> Int64? {
         var best: (width: UInt64, offset: Int64)? = nil
         for _ in 0..<5 {
             let before = jack_get_time()
@@ -133,6 +134,7 @@ final class JackClient {
             if best == nil || width < best!.width { best = (width, offset) }
         }
         if let best { context.pointee.clockOffset.store(0, UInt64(bitPattern: best.offset)) }
+        return best?.offset
     }
 
     func activate() throws(JackError) {

@@ -82,7 +82,8 @@ final class JackSession {
     }
 
     /// Re-measures the JACK-to-system clock offset (the system clock may be slewed or stepped).
-    func measureClockOffset() { client?.measureClockOffset() }
+    @discardableResult
+    func measureClockOffset() -> Int64? { client?.measureClockOffset() }
 
     /// The server went away (the shutdown callback said so): closes the client, parks its
     /// renderer, and returns the `done` events (finished 0) of the animations it had in flight.
