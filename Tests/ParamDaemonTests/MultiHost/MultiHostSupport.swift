@@ -65,15 +65,15 @@ extension NetworkLab {
 
 /// Times on the machine's clocks, for mapping onsets.
 enum Clocks {
-    /// CLOCK_REALTIME minus CLOCK_MONOTONIC in microseconds: the tightest of a few bracketed
-    /// readings (JACK's cycle times are CLOCK_MONOTONIC microseconds).
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW in microseconds: the tightest of a few bracketed
+    /// readings (JACK2 1.9.21 reads CLOCK_MONOTONIC_RAW for its cycle times: measured, a − tag was −306 ms with CLOCK_MONOTONIC here).
     static func realtimeMinusMonotonicMicros() -> Double {
         var best: (width: Double, offset: Double)? = nil
         for _ in 0..<9 {
             var m1 = timespec(), r = timespec(), m2 = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &m1)
+            clock_gettime(CLOCK_MONOTONIC_RAW, &m1)
             clock_gettime(CLOCK_REALTIME, &r)
-            clock_gettime(CLOCK_MONOTONIC, &m2)
+            clock_gettime(CLOCK_MONOTONIC_RAW, &m2)
             func us(_ t: timespec) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_nsec) / 1e3 }
             let width = us(m2) - us(m1)
             let offset = us(r) - (us(m1) + us(m2)) / 2
@@ -91,7 +91,7 @@ enum Clocks {
 }
 
 extension FrameTimeline {
-    /// The JACK server's time (CLOCK_MONOTONIC µs) of a placed `frame`: the recorded period's
+    /// The JACK server's time (CLOCK_MONOTONIC_RAW µs) of a placed `frame`: the recorded period's
     /// `jack_get_cycle_times` current_usecs (the start of the cycle) plus the frame's offset in
     /// the period at the nominal rate. nil when the frame is in no period kept.
     func micros(of frame: Int64) -> Double? {
