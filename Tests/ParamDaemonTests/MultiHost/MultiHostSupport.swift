@@ -65,21 +65,31 @@ extension NetworkLab {
 
 /// Times on the machine's clocks, for mapping onsets.
 enum Clocks {
-    /// CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW in microseconds: the tightest of a few bracketed
-    /// readings (JACK2 1.9.21 reads CLOCK_MONOTONIC_RAW for its cycle times: measured, a − tag was −306 ms with CLOCK_MONOTONIC here).
-    static func realtimeMinusMonotonicMicros() -> Double {
-        var best: (width: Double, offset: Double)? = nil
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW in nanoseconds: the tightest of a few bracketed
+    /// readings (JACK2 1.9.21 reads CLOCK_MONOTONIC_RAW for its cycle times: measured, a − tag was
+    /// −306 ms with CLOCK_MONOTONIC here). Integers: as Doubles, microseconds since 1970 carry
+    /// only 0.25 µs.
+    static func realtimeMinusMonotonicNanos() -> Int64 {
+        var best: (width: Int64, offset: Int64)? = nil
         for _ in 0..<9 {
             var m1 = timespec(), r = timespec(), m2 = timespec()
             clock_gettime(CLOCK_MONOTONIC_RAW, &m1)
             clock_gettime(CLOCK_REALTIME, &r)
             clock_gettime(CLOCK_MONOTONIC_RAW, &m2)
-            func us(_ t: timespec) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_nsec) / 1e3 }
-            let width = us(m2) - us(m1)
-            let offset = us(r) - (us(m1) + us(m2)) / 2
+            func ns(_ t: timespec) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec) }
+            let width = ns(m2) - ns(m1)
+            let offset = ns(r) - (ns(m1) + width / 2)
             if best == nil || width < best!.width { best = (width, offset) }
         }
         return best!.offset
+    }
+
+    /// `tag` on CLOCK_MONOTONIC_RAW (JACK's cycle-time clock), in microseconds, exact to the
+    /// nanosecond given `realtimeMinusMonotonic` (nanoseconds).
+    static func monotonicMicros(of tag: OSCTimeTag, realtimeMinusMonotonic: Int64) -> Double {
+        let unixSeconds = Int64(tag.ntpWholeSeconds) - Int64(OSCTimeTag.ntpUnixEpochOffset)
+        let whole = unixSeconds * 1_000_000_000 - realtimeMinusMonotonic
+        return Double(whole) / 1e3 + Double(tag.ntpFraction) * 1e6 / 4_294_967_296
     }
 
     /// NTP time `seconds` from now.

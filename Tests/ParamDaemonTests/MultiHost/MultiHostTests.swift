@@ -224,7 +224,7 @@ struct MultiHostTests {
                     try await Task.sleep(for: .milliseconds(300))
                     let cue = Self.cueBundles(lead: 0.6)
                     _ = try await lab.cue(from: c, group: group, port: port, cue.packets)
-                    let offset = Clocks.realtimeMinusMonotonicMicros()
+                    let offset = Clocks.realtimeMinusMonotonicNanos()
                     try await Task.sleep(for: .milliseconds(1500))
                     var recordings: [Recording] = []
                     for rig in rigs { recordings.append(try await rig.finish()) }
@@ -247,20 +247,45 @@ struct MultiHostTests {
                             TestLog.write(String(format: "host %@: the dummy driver ran %.1f frames/s by its own cycle times", label, rate))
                         }
                     }
+                    // Each host places a tag on the frame its own JACK clock gives it (the tag's
+                    // cycle's current_usecs plus the offset in the period at the nominal rate,
+                    // SPEC §4.6), rounded: within ½ frame of it, plus what the two measurements
+                    // of the system-to-JACK clock offset (paramd's, this test's) add, ±1 µs each
+                    // at most (whole microseconds on JACK's side). The two hosts round
+                    // independently (their cycles do not line up), so their onsets are within
+                    // one frame of each other (±½ each), give or take those microseconds.
+                    let placementLimit = frameMicros / 2 + 2
                     for k in cue.tags.indices {
-                        let tagMonotonic = (cue.tags[k].unixSeconds * 1e6) - offset
+                        let tagMonotonic = Clocks.monotonicMicros(of: cue.tags[k], realtimeMinusMonotonic: offset)
                         let ta = timesA[k]!, tb = timesB[k]!
                         let difference = ta - tb
-                        TestLog.write(String(format: "two hosts, onset %d: host a JACK frame %lld, host b JACK frame %lld; a − b = %+.2f µs (%.3f frames); a − tag %+.2f µs, b − tag %+.2f µs",
-                                             k + 1, stepsA[k], stepsB[k], difference, difference / frameMicros, ta - tagMonotonic, tb - tagMonotonic))
+                        TestLog.write(String(format: "two hosts, onset %d: host a JACK frame %lld, host b JACK frame %lld; a − b = %+.2f µs (%+.3f frames); a − tag %+.2f µs (%+.3f frames), b − tag %+.2f µs (%+.3f frames)",
+                                             k + 1, stepsA[k], stepsB[k], difference, difference / frameMicros,
+                                             ta - tagMonotonic, (ta - tagMonotonic) / frameMicros, tb - tagMonotonic, (tb - tagMonotonic) / frameMicros))
                         #expect(abs(difference) <= frameMicros, "onset \(k + 1): the two hosts \(difference) µs apart, more than one frame")
-                        #expect(abs(ta - tagMonotonic) <= 2 * frameMicros && abs(tb - tagMonotonic) <= 2 * frameMicros,
-                                "onset \(k + 1) near its tag: a \(ta - tagMonotonic) µs, b \(tb - tagMonotonic) µs")
+                        #expect(abs(ta - tagMonotonic) <= placementLimit && abs(tb - tagMonotonic) <= placementLimit,
+                                "onset \(k + 1) on its frame, within ½ frame: a \(ta - tagMonotonic) µs, b \(tb - tagMonotonic) µs")
                     }
-                    // On each host, the onsets are exactly the tags' distance apart in frames.
-                    for steps in [stepsA, stepsB] {
-                        let expected = Int64((0.25 * Double(Self.rate) + 1000.0 / 3).rounded())
-                        #expect(abs((steps[1] - steps[0]) - expected) <= 1 && abs((steps[2] - steps[1]) - expected) <= 1, "\(steps)")
+                    // On each host, the onsets are as far apart as the host's JACK clock puts the
+                    // tags, to a frame (±½ each). 0.26 s apart, beyond FrameClock's 0.1 s hold,
+                    // each is placed on its own cycle's reading, and JACK's clock is not the
+                    // nominal rate: 1.5 frames/s slow here, and its DLL steps by a frame now and
+                    // then (seen: 12331.7 frames where the nominal distance is 12333.3). Tags
+                    // closer than the hold are exactly apart: TimingEndToEndTests.
+                    let nominal = 0.25 * Double(Self.rate) + 1000.0 / 3
+                    for (label, steps, times) in [("a", stepsA, timesA), ("b", stepsB, timesB)] {
+                        // Where the host's JACK clock puts each tag (unrounded frames).
+                        let onClock = cue.tags.indices.map { k in
+                            Double(steps[k]) - (times[k]! - Clocks.monotonicMicros(of: cue.tags[k], realtimeMinusMonotonic: offset)) / frameMicros
+                        }
+                        let clockSpacing = [onClock[1] - onClock[0], onClock[2] - onClock[1]]
+                        let onsetSpacing = [steps[1] - steps[0], steps[2] - steps[1]]
+                        TestLog.write(String(format: "host %@: onsets %lld and %lld frames apart; its JACK clock puts the tags %.2f and %.2f apart (nominal %.2f)",
+                                             label, onsetSpacing[0], onsetSpacing[1], clockSpacing[0], clockSpacing[1], nominal))
+                        for i in 0..<2 {
+                            #expect(abs(Double(onsetSpacing[i]) - clockSpacing[i]) <= 1 + 4 / frameMicros,
+                                    "host \(label): onsets \(onsetSpacing) apart, the clock's \(clockSpacing)")
+                        }
                     }
                     return true
                 } catch {
