@@ -30,9 +30,11 @@ struct KernelClock: Equatable, Sendable {
 /// apart from the kernel clock's own error. Control thread.
 ///
 /// `jitterMicros` is the RMS of the last `capacity` measurements about their least-squares
-/// line over time: a constant offset and a steady drift (JACK's clock and the system clock
-/// slewed apart at a constant rate) are not jitter; measurement noise, scheduling between the
-/// two clock reads and clock steps are. 0 until three measurements.
+/// line over time (ClockOffsetTrend): a constant offset and a steady drift (JACK's clock and
+/// the system clock slewed apart at a constant rate) are not jitter; measurement noise,
+/// scheduling between the two clock reads and clock steps are. 0 until three measurements.
+/// The line's slope (`offsetPPM`) is the steady drift, which the process callback carries the
+/// offset at between measurements.
 struct ClockWatch {
     static let capacity = 16
     private var samples: [(time: Double, offset: Double)] = []
@@ -51,26 +53,12 @@ struct ClockWatch {
     var count: Int { samples.count }
     var lastOffsetMicros: Double? { samples.last?.offset }
 
-    var jitterMicros: Double {
-        let n = Double(samples.count)
-        guard samples.count >= 3 else { return 0 }
-        let t0 = samples[0].time, y0 = samples[0].offset
-        let mt = samples.reduce(0) { $0 + ($1.time - t0) } / n
-        let my = samples.reduce(0) { $0 + ($1.offset - y0) } / n
-        var stt = 0.0, sty = 0.0
-        for s in samples {
-            let dt = s.time - t0 - mt
-            stt += dt * dt
-            sty += dt * (s.offset - y0 - my)
-        }
-        let slope = stt > 0 ? sty / stt : 0
-        var sum = 0.0
-        for s in samples {
-            let r = (s.offset - y0 - my) - slope * (s.time - t0 - mt)
-            sum += r * r
-        }
-        return (sum / n).squareRoot()
-    }
+    var jitterMicros: Double { ClockOffsetTrend(samples)?.rms ?? 0 }
+
+    /// How fast the offset grows, µs per second (ppm), from the same line: what the process
+    /// callback carries the offset at between measurements (ClockOffsetModel). 0 until four
+    /// measurements, and while a step of the clock sits in the window.
+    var offsetPPM: Double { ClockOffsetTrend(samples)?.carriedPPM() ?? 0 }
 }
 
 extension Daemon {
