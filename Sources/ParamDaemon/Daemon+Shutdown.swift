@@ -12,6 +12,7 @@ extension Daemon {
         fadeOut()
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
+        leaveMulticastGroups()
         publisher.stop()
         jack.release()
         log.info("stopped")
