@@ -4,7 +4,8 @@
 # zeroconf; avahi-daemon, avahi-utils, dbus, iproute2: its test, which runs a private Avahi
 # daemon in a network namespace):
 # JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
-# `systemd-analyze verify` of the user unit in the tests). Checks Swift.
+# `systemd-analyze verify` of the user unit in the tests), iproute2 (`ip netns` for the
+# multi-host tests). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 

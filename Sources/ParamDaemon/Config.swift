@@ -59,6 +59,7 @@ struct ConfigFile: Equatable, Sendable {
     var bind: [String]?
     var httpPort: UInt16?
     var httpAllowHosts: [String]?
+    var multicastInterface: String?
     var server: String?
     var name: String?
     var connect: [String]?
@@ -76,7 +77,7 @@ struct ConfigFile: Equatable, Sendable {
     /// The registry the tables make: the five of SPEC §3 as configured, then the declared ones.
     var registry = ParameterRegistry.builtIn
 
-    static let settingKeys = ["port", "bind", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
+    static let settingKeys = ["port", "bind", "multicast-interface", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
     static let builtInParameterKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
     static let parameterKeys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send"]
@@ -148,6 +149,10 @@ struct ConfigFile: Equatable, Sendable {
                     throw reader.error(k, "takes host names such as \"studio.local\", without a port (got '\(n)')")
                 }
                 file.httpAllowHosts = names
+            case "multicast-interface":
+                let name = try reader.string(k, value)
+                guard !name.isEmpty else { throw reader.error(k, "must name a network interface, e.g. \"eth0\"") }
+                file.multicastInterface = name
             case "server":
                 file.server = try reader.string(k, value)
             case "name":

@@ -49,6 +49,7 @@ extension Daemon {
             life.status = statusText(now: now)
             life.statusSentAt = now
             life.notifier?.ready(status: life.status)
+            sessionReady()  // under NSM: answer `open` now that the ports exist
         } else {
             let away = life.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
             log.notice("JACK server \(jack.serverDescription) is back\(away): \(client); parameters sound their targets")
@@ -98,6 +99,7 @@ extension Daemon {
     /// flight with `/done i 0`, keep OSC up, retry every second.
     func serverLost(now: Double) {
         let ended = jack.serverLost()
+        clock.reset()
         publisher.switchEvents(to: jack.handles, injecting: ended)
         life.lostAt = now
         life.lostWallClock = Date()

@@ -13,6 +13,7 @@ extension Daemon {
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
         stopHTTP()
+        leaveMulticastGroups()
         publisher.stop()
         jack.release()
         log.info("stopped")

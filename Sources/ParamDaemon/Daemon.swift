@@ -39,6 +39,10 @@ final class Daemon {
     /// Config, state, systemd and the JACK connection over time (Lifecycle.swift).
     var life: Lifecycle
     var wakeups = WakeupMeter()
+    /// The session manager, when paramd runs under one (`NSM_URL`, Session/NSMClient.swift).
+    var nsm: NSMClient?
+    /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
+    var clock = ClockWatch()
 
     /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
     /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
@@ -59,12 +63,13 @@ final class Daemon {
 
         // Sockets first: a port in use is a clear error before JACK sees us.
         let hosts = options.bind.isEmpty ? ["127.0.0.1", "::1"] : options.bind
+        let interface = try Self.multicastInterface(options, log: log)
         var sockets: [UDPSocket] = []
         for host in hosts {
             let address = SocketAddress(numeric: host, port: options.port)!
             let socket: UDPSocket
             do {
-                socket = try UDPSocket(bindingTo: address)
+                socket = try UDPSocket(bindingTo: address, multicastInterface: address.isMulticast ? interface : nil)
             } catch {
                 // A host without IPv6 still serves IPv4 loopback (SPEC §4.8).
                 let noIPv6 = error.code == EADDRNOTAVAIL || error.code == EAFNOSUPPORT
@@ -75,9 +80,14 @@ final class Daemon {
             sockets.append(socket)
         }
         self.sockets = sockets
-        // HTTP on the same addresses, before JACK too: a taken port stops paramd at once.
-        if options.httpPort != 0 {
-            let server = try HTTPServer(addresses: sockets.map(\.address), port: options.httpPort,
+        // HTTP on the same addresses (a multicast group is no address to serve TCP on), before
+        // JACK too: a taken port stops paramd at once.
+        let unicast = sockets.map(\.address).filter { !$0.isMulticast }
+        if options.httpPort != 0 && unicast.isEmpty {
+            log.notice("HTTP off: paramd listens on multicast groups only (add --bind 127.0.0.1 for OSCQuery and /ui)")
+        }
+        if options.httpPort != 0 && !unicast.isEmpty {
+            let server = try HTTPServer(addresses: unicast, port: options.httpPort,
                                         allowHosts: options.httpAllowHosts, inbox: inbox, log: log)
             log.info("HTTP on \(server.listening): OSCQuery, WebSocket, the control page at /ui")
             http = server
@@ -85,7 +95,7 @@ final class Daemon {
             http = nil
         }
         zeroconf = Zeroconf.announce(name: options.name, httpPort: http == nil ? 0 : options.httpPort, oscPort: options.port,
-                                     addresses: sockets.map(\.address), log: log)
+                                     addresses: unicast, log: log)
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).
@@ -104,7 +114,10 @@ final class Daemon {
                               registry: starting.registry, log: log)
     }
 
-    var listening: String { sockets.map(\.address.description).joined(separator: " and ") }
+    var listening: String {
+        sockets.map { s in s.membership.map { "group \(s.address) on \($0.interface.name)" } ?? s.address.description }
+            .joined(separator: " and ")
+    }
 
     func logRateLimited(_ text: String, _ metadata: [String: String]) {
         guard let suppressed = errorLog.admit(now: monotonicSeconds()) else { return }

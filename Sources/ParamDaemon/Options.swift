@@ -22,7 +22,10 @@ struct Options: ParsableCommand {
 
             OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise; so do
             HTTP and WebSocket on --http-port (OSCQuery, and the control page at
-            http://localhost:9001/ui).
+            http://localhost:9001/ui). Several machines take one cue from a multicast
+            group (docs/MULTIHOST.md):
+
+              paramd --bind 239.255.12.1 --multicast-interface eth0 --bind 127.0.0.1
 
             The config file may declare up to 64 more parameters, each animated like
             the five, with an optional JACK CV port cv_NAME and OSC sent on:
@@ -41,9 +44,16 @@ struct Options: ParsableCommand {
             it across restarts; it never starts one. SIGTERM or SIGINT: fade out,
             save state, leave JACK, exit 0.
 
+            With NSM_URL set (by a session manager: nsmd, RaySession, Agordejo)
+            paramd is an NSM client: it announces itself and waits for the session
+            to open before it opens its JACK client, named by the session's client
+            id; config.toml and state.json live in the session's folder for it, and
+            state is written when the session is saved. --config, --state-file,
+            --no-state and --name are then ignored.
+
             Exit status: 0 after SIGTERM or SIGINT, 64 for a bad command line, 78 for
             a bad config file, 1 for other failures. docs/OPERATIONS.md covers
-            systemd, qjackctl, PipeWire and the logs.
+            systemd, qjackctl, PipeWire, session managers and the logs.
             """,
         version: "paramd \(version)")
 
@@ -51,9 +61,14 @@ struct Options: ParsableCommand {
     var port: UInt16?
 
     @Option(name: .customLong("bind"), help: ArgumentHelp(
-        "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose.",
+        "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose, or a multicast group (239.1.2.3, ff15::1) to join on --multicast-interface.",
         valueName: "address"))
     var bind: [String] = []
+
+    @Option(name: .customLong("multicast-interface"), help: ArgumentHelp(
+        "Network interface on which to join the multicast groups given to --bind, e.g. eth0 (docs/MULTIHOST.md).",
+        valueName: "interface"))
+    var multicastInterface: String?
 
     @Option(name: .customLong("http-port"), help: ArgumentHelp(
         "TCP port for HTTP and WebSocket: OSCQuery and the control page at /ui, on the same addresses as OSC (default 9001; 0: off).",
@@ -116,6 +131,9 @@ struct Options: ParsableCommand {
         }
         for address in bind where SocketAddress(numeric: address, port: 0) == nil {
             throw ValidationError("--bind takes a numeric IPv4 or IPv6 address (got '\(address)')")
+        }
+        if let multicastInterface, multicastInterface.isEmpty {
+            throw ValidationError("--multicast-interface must name a network interface, e.g. eth0")
         }
         if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
         for host in httpAllowHost where !Settings.isValidHostName(host) {

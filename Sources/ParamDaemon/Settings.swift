@@ -11,6 +11,8 @@ struct Settings: Equatable, Sendable {
     var httpAllowHosts: [String] = []
     /// Addresses to listen on; empty means the loopback addresses.
     var bind: [String] = []
+    /// `--multicast-interface`: where the multicast groups in `bind` are joined (SPEC §12).
+    var multicastInterface: String?
     var server: String?
     var name = "paramd"
     /// `--connect`: the two ports out_1, out_2 go to; empty when not given.
@@ -35,6 +37,7 @@ struct Settings: Equatable, Sendable {
         self.configPath = configPath
         if let v = options.port ?? file.port { port = v }
         bind = options.bind.isEmpty ? (file.bind ?? []) : options.bind
+        multicastInterface = options.multicastInterface ?? file.multicastInterface
         if let v = options.httpPort ?? file.httpPort { httpPort = v }
         httpAllowHosts = options.httpAllowHost.isEmpty ? (file.httpAllowHosts ?? []) : options.httpAllowHost
         server = options.server ?? file.server
