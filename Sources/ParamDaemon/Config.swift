@@ -73,6 +73,8 @@ struct ConfigFile: Equatable, Sendable {
     var parameterOrder: [String] = []
     /// The registry the tables make: the five of SPEC §3 as configured, then the declared ones.
     var registry = ParameterRegistry.builtIn
+    /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
+    var midi: [MIDIMappingConfig] = []
 
     static let settingKeys = ["port", "bind", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
@@ -173,6 +175,8 @@ struct ConfigFile: Equatable, Sendable {
                 let s = try reader.number(k, value)
                 guard s > 0, s.isFinite else { throw reader.error(k, "must be a positive number of seconds (got \(s))") }
                 file.subscriptionTtl = s
+            case "midi":
+                file.midi = try MIDIMappingConfig.parseAll(value, text: text, path: path)
             case "log-level":
                 let s = try reader.string(k, value)
                 guard let level = Logger.Level(rawValue: s) else {
@@ -184,6 +188,7 @@ struct ConfigFile: Equatable, Sendable {
             }
         }
         file.registry = try reader.registry(file.parameters, order: file.parameterOrder)
+        try MIDIMappingConfig.validate(file.midi, registry: file.registry, text: text, path: path)
         if let connectCV = file.connectCV {
             for name in connectCV.keys where file.registry.id(named: name).flatMap({ file.registry[$0].cv }) == nil {
                 throw reader.error(["connect-cv"], "'\(name)' has no CV port (declare it with cv = true)")

@@ -24,6 +24,8 @@ extension Daemon {
             return
         }
         life.clockMeasuredAt = now  // the connection measured it
+        // The new renderer starts on the controller's targets with nothing in flight.
+        controller.restartSerials()
         // The new renderer's handles, taken before it was activated: the control thread never
         // reads the renderer the audio thread now runs.
         let fresh = jack.handles

@@ -14,6 +14,7 @@ extension Daemon {
         jack.leave()
         publisher.stop()
         jack.release()
+        midi.engine.deallocate()  // no process callback runs it any more
         log.info("stopped")
         return 0
     }
