@@ -1,0 +1,249 @@
+import Foundation
+import ParamCore
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §10 end to end: a real JACK server, the built paramd, `paramd-jacktool midi` sending
+/// JACK MIDI into `midi_in` at chosen frames and recording `midi_out`, and `paramd-jacktool`
+/// feeding DC 1.0 into in_1 and recording out_1 — so out_1 is `volume` sample by sample (SPEC §2
+/// with `tone` 0 and `input` 1), placed on JACK's frame counter like the MIDI events.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct MIDITests {
+    static let n = 960  // 20 ms at 48 kHz: the default MIDI animation
+
+    /// paramd with `config`, DC 1.0 into in_1, a recorder on out_1.
+    static func start(_ label: String, config: String) async throws -> (ParamdProcess, Feeder, Recorder, TestHome) {
+        let server = try JackServer.required()
+        let home = TestHome("midi-\(label)")
+        try home.writeConfig(config)
+        let paramd = try await ParamdProcess.start(server: server, name: "pd-\(label)", environment: home.environment)
+        let feeder = try await JackTool.feed(server: server, connect: ["pd-\(label):in_1"], value: 1)
+        let recorder = try await JackTool.record(server: server, connect: ["pd-\(label):out_1"], seconds: 10)
+        return (paramd, feeder, recorder, home)
+    }
+
+    @Test func ccSevenAtOffsetHundredStartsTheVolumeAnimationOnThatFrame() async throws {
+        let server = try JackServer.required()
+        let target = 64.0 / 127
+        let found: ((frame: Int64, comparison: CurveComparison, change: Int64), FrameTimeline)? = try await recordUntilCovered("cc 7 at offset 100") {
+            let (paramd, feeder, recorder, _) = try await Self.start("cc7", config: """
+                [[midi]]
+                param = "volume"
+                cc = 7
+                channel = 1
+                """)
+            let sender = try await JackTool.midi(server: server, connect: ["pd-cc7:midi_in"], send: [(40, 100, [0xB0, 7, 64])])
+            try await sender.waitUntilSent()
+            try await Task.sleep(for: .milliseconds(300))
+            let log = try await sender.stop()
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            sentFrames.withLock { $0 = log.sent.map(\.frame) }
+            return recording
+        } measure: { timeline in
+            guard let frame = sentFrames.withLock({ $0.first }) else { return .tooLittle("nothing sent") }
+            guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no change recorded") }
+            let comparison = CurveComparison(timeline, start: frame, frames: -200..<(Self.n + 500)) { k in
+                k <= 0 ? 1 : (k >= Self.n ? target : 1 + (target - 1) * Double(k) / Double(Self.n))
+            }
+            guard comparison.coverage >= 0.9 else { return .tooLittle("around frame \(frame): \(comparison)") }
+            return .enough((frame, comparison, change.last))
+        }
+        guard let ((frame, comparison, change), timeline) = found else { return }
+        TestLog.write("cc 7 = 64 sent on JACK frame \(frame) (offset 100); out_1 leaves 1 after frame \(change); 20 ms linear: \(comparison); \(timeline.description)")
+        #expect(change == frame, "the animation starts on the event's own frame: the last frame at 1 is the event's")
+        #expect(comparison.worst < 1e-6, "\(comparison)")
+        #expect(timeline.value(at: frame + Int64(Self.n)) == Float(target), "ends on the mapped value 64/127")
+    }
+
+    @Test func fourteenBitAndNRPNReachWhatSevenBitsCannot() async throws {
+        let server = try JackServer.required()
+        let (paramd, feeder, recorder, _) = try await Self.start("fine", config: """
+            [fine]
+            min = 0
+            max = 1
+
+            [[midi]]
+            param = "volume"
+            cc14 = [7, 39]
+
+            [[midi]]
+            param = "fine"
+            nrpn = 1024
+            channel = 2
+            """)
+        // volume: MSB 63, LSB 127 = 8191. fine: NRPN 1024 (99 = 8, 98 = 0) ← 5000 = 39·128 + 8.
+        let sender = try await JackTool.midi(server: server, connect: ["pd-fine:midi_in"], send: [
+            (20, 10, [0xB0, 7, 63]), (20, 10, [0xB0, 39, 127]),
+            (22, 0, [0xB1, 99, 8]), (22, 1, [0xB1, 98, 0]), (22, 2, [0xB1, 6, 39]), (22, 3, [0xB1, 38, 8]),
+        ])
+        try await sender.waitUntilSent()
+        try await Task.sleep(for: .milliseconds(200))
+        let client = try OSCClient(port: paramd.port)
+        let volume = try await client.get("volume")
+        let fine = try await client.get("fine")
+        _ = try await sender.stop()
+        let recording = try await recorder.stop()
+        try await feeder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        let v = Float(8191.0 / 16383), f = Float(5000.0 / 16383)
+        TestLog.write("cc14 7/39 = 63/127 → volume \(volume.map { "\($0)" } ?? "?"), nrpn 1024 = 5000 → fine \(fine.map { "\($0)" } ?? "?"); out_1 ends \(recording.channels[0].last ?? .nan)")
+        #expect(volume?.value == v && volume?.target == v, "8191/16383 exactly")
+        #expect(fine?.value == f && fine?.target == f, "5000/16383 exactly")
+        #expect(recording.channels[0].last == v, "out_1 sounds it")
+        // Neither is a 7-bit step: no k/127 is that close.
+        #expect((0...127).allSatisfy { abs(Double($0) / 127 - 8191.0 / 16383) > 1e-5 })
+    }
+
+    @Test func aCCSweepSoundsAsAContinuousCurve() async throws {
+        let server = try JackServer.required()
+        let sweep: [(frame: Int, value: UInt8)] = (0...127).map { (Int((Double($0) * 48000 / 127).rounded()), UInt8($0)) }
+        let first = 40 * 256  // from period 40 of the sender
+        let events = sweep.map { (period: (first + $0.frame) / 256, offset: (first + $0.frame) % 256, bytes: [UInt8(0xB0), 7, $0.value]) }
+        let found: ((frames: [Int64], max: Double, at: Int64, compared: Int), FrameTimeline)? = try await recordUntilCovered("cc sweep") {
+            let (paramd, feeder, recorder, _) = try await Self.start("sweep", config: """
+                [volume]
+                initial = 0
+
+                [[midi]]
+                param = "volume"
+                cc = 7
+                """)
+            let sender = try await JackTool.midi(server: server, connect: ["pd-sweep:midi_in"], send: events)
+            try await sender.waitUntilSent()
+            try await Task.sleep(for: .milliseconds(200))
+            let log = try await sender.stop()
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            sentFrames.withLock { $0 = log.sent.map(\.frame) }
+            return recording
+        } measure: { timeline in
+            let frames = sentFrames.withLock { $0 }
+            guard frames.count == 128 else { return .tooLittle("sent \(frames.count) of 128") }
+            var worst = 0.0, at: Int64 = 0, compared = 0
+            for (frame, value) in timeline.samples(in: frames[0]..<(frames[127] + Int64(Self.n) + 100)) {
+                guard let next = timeline.value(at: frame + 1) else { continue }
+                compared += 1
+                let step = abs(Double(next) - Double(value))
+                if step > worst { worst = step; at = frame }
+            }
+            let needed = Int(frames[127] - frames[0]) + Self.n + 100
+            guard Double(compared) >= 0.9 * Double(needed) else { return .tooLittle("\(compared) of \(needed) steps recorded") }
+            return .enough((frames, worst, at, compared))
+        }
+        guard let ((frames, worst, at, compared), timeline) = found else { return }
+        // The bound. Each CC step moves the target by Δ = 1/127 and starts a linear animation
+        // over N = 960 frames from the sounding value; events come M frames apart (M ≥ 377 <
+        // N, so each interrupts the last). With d_k the distance still to go when event k comes,
+        // the value travels (d_k + Δ)/N a frame for M frames, so d_{k+1} = (d_k + Δ)(1 − M/N),
+        // from d_0 = 0: d_k rises to Δ(N/M − 1) and never beyond. A frame's step is therefore at
+        // most (d_k + Δ)/N ≤ Δ/M, and, for events N or more apart (uninterrupted), Δ/N.
+        // So: step ≤ Δ / min(M, N). Without animation every step would be Δ, at once.
+        let spacing = zip(frames.dropFirst(), frames).map { $0 - $1 }.min() ?? 0
+        let delta = 1.0 / 127
+        let bound = delta / Double(min(Int(spacing), Self.n))
+        TestLog.write("cc sweep 0…127 in 1 s (events ≥ \(spacing) frames apart): largest sample step \(worst) at frame \(at) over \(compared) steps; bound Δ/min(M,N) = \(bound); a 7-bit jump would be \(delta); \(timeline.description)")
+        #expect(spacing >= 377)
+        #expect(worst <= bound * (1 + 1e-4) + 1e-7, "largest step \(worst) over the bound \(bound)")
+        #expect(worst > bound / 4, "the sweep moved as fast as it should (not stalled)")
+        #expect(timeline.value(at: frames[127] + Int64(Self.n)) == 1, "ends at 127 → 1")
+    }
+
+    @Test func learnBindsTheControllerThatMovesAndSurvivesARestart() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-learn")
+        try home.writeConfig("""
+            [cutoff]
+            min = 20
+            max = 20000
+            domain = "log"
+            """)
+        var paramd = try await ParamdProcess.start(server: server, name: "pd-learn", environment: home.environment)
+        var client = try OSCClient(port: paramd.port)
+        let ack = try await client.request("/midi/learn", [.string("cutoff")], reply: "/midi/learning")
+        #expect(ack?.arguments == [.string("cutoff"), .string("any")])
+        var sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 10])])
+        let learned = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
+        _ = try await sender.stop()
+        #expect(learned?.arguments == [.string("cutoff"), .string("cc"), .int32(74), .int32(1)])
+        // Now CC 74 drives cutoff (and the moving CC itself did not).
+        sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 127])])
+        try await sender.waitUntilSent()
+        try await Task.sleep(for: .milliseconds(150))
+        _ = try await sender.stop()
+        let driven = try await client.get("cutoff")
+        #expect(driven?.value == 20000 && driven?.target == 20000, "CC 74 = 127 → cutoff max: \(String(describing: driven))")
+        try client.send("/midi/map")
+        let map = await client.receive(until: "/midi/map/end")
+        #expect(map?.first { $0.address == "/midi/mapping" }?.arguments == [
+            .string("cutoff"), .string("cc"), .int32(74), .int32(-1), .int32(1), .float32(0.02), .string("linear"),
+            .string("log"), .int32(0), .string("learned")])
+        #expect(try await paramd.stop() == .exited(0))
+        let state = try String(contentsOfFile: home.stateFile, encoding: .utf8)
+        TestLog.write("state after learn: \(state)")
+        #expect(state.contains("\"midi\""))
+
+        // Restarted: the learned mapping is back (from the state file) and drives cutoff.
+        paramd = try await ParamdProcess.start(server: server, name: "pd-learn", environment: home.environment)
+        client = try OSCClient(port: paramd.port)
+        #expect(try await client.get("cutoff")?.target == 20000, "the target came back too")
+        sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 0])])
+        try await sender.waitUntilSent()
+        try await Task.sleep(for: .milliseconds(150))
+        _ = try await sender.stop()
+        let after = try await client.get("cutoff")
+        #expect(after?.value == 20 && after?.target == 20, "CC 74 = 0 after the restart → cutoff min: \(String(describing: after))")
+        let forgot = try await client.request("/midi/forget", [.string("cutoff")], reply: "/midi/forgot")
+        #expect(forgot?.arguments == [.string("cutoff"), .int32(1)])
+        let refused = try await client.request("/midi/learn", [.string("nothing")], reply: "/error")
+        #expect(refused?.arguments.first == .string("/midi/learn"))
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
+    @Test func feedbackIsRateLimitedEndsOnTheValueAndNeverEchoes() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-feedback")
+        try home.writeConfig("""
+            [[midi]]
+            param = "volume"
+            cc = 7
+            channel = 1
+            feedback = true
+            """)
+        let paramd = try await ParamdProcess.start(server: server, name: "pd-fb", environment: home.environment)
+        let recorder = try await JackTool.midi(server: server, record: ["pd-fb:midi_out"])
+        let client = try OSCClient(port: paramd.port)
+        try await Task.sleep(for: .milliseconds(200))
+        try await oscsend(paramd.port, "/volume", "ff", "0.5", "1")
+        try await Task.sleep(for: .milliseconds(1400))
+        #expect(try await client.get("volume")?.value == 0.5)
+        // A value that comes in is not sent back: CC 7 = 100 while recording.
+        let sender = try await JackTool.midi(server: server, connect: ["pd-fb:midi_in"], send: [(5, 30, [0xB0, 7, 100])])
+        try await sender.waitUntilSent()
+        try await Task.sleep(for: .milliseconds(300))
+        let input = try await sender.stop()
+        let log = try await recorder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        let inputFrame = input.sent.first?.frame ?? Int64.max
+        let moving = log.received.filter { $0.frame < inputFrame }
+        let values = moving.map { $0.bytes }
+        let frames = moving.map(\.frame)
+        let gaps = zip(frames.dropFirst(), frames).map { $0 - $1 }
+        let seconds = Double((frames.last ?? 0) - (frames.first ?? 0)) / 48000
+        TestLog.write("feedback of /volume 0.5 1: \(moving.count) CC 7 messages over \(seconds) s, smallest gap \(gaps.min() ?? 0) frames, values \(values.map { $0.count == 3 ? Int($0[2]) : -1 }); after the input on frame \(inputFrame): \(log.received.filter { $0.frame >= inputFrame }.map(\.bytes))")
+        #expect(values.allSatisfy { $0.count == 3 && $0[0] == 0xB0 && $0[1] == 7 }, "CC 7 on channel 1")
+        #expect(values.last?.last == 64, "ends on round(0.5 · 127) = 64")
+        #expect(gaps.allSatisfy { $0 >= 800 }, "≤ 60 a second: at least 800 frames apart at 48 kHz")
+        #expect(moving.count >= 30 && moving.count <= 62, "a second of movement at up to 60 a second: \(moving.count)")
+        #expect(log.received.allSatisfy { $0.frame < inputFrame }, "nothing sent back after CC 7 = 100 came in: not the value, nor the move to it")
+    }
+}
+
+/// The frames a test's MIDI sender sent on, handed from its recording closure to its measure.
+private let sentFrames = Mutex<[Int64]>([])
