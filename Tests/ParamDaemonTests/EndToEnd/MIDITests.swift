@@ -247,3 +247,34 @@ struct MIDITests {
 
 /// The frames a test's MIDI sender sent on, handed from its recording closure to its measure.
 private let sentFrames = Mutex<[Int64]>([])
+
+/// `[[midi]]` tables that cannot be used: paramd does not start (exit 78), and says which file,
+/// line and `midi[N].key`, and why, on one line.
+extension MIDITests {
+    static let badConfigs: [ConfigFileTests.BadConfig] = [
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc = 130\n", line: 3, key: "midi[1].cc", words: "controller number 0…119"),
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\n\n[[midi]]\nparam = \"cutof\"\ncc = 8\n", line: 6, key: "midi[2].param", words: "no parameter named 'cutof'"),
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\nnrpn = 5\n", line: 4, key: "midi[1].nrpn", words: "one source per mapping"),
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc14 = [7]\n", line: 3, key: "midi[1].cc14", words: "[MSB, LSB]"),
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\nchannel = 17\n", line: 4, key: "midi[1].channel", words: "MIDI channel 1…16"),
+        .init(text: "[[midi]]\nnote = \"frequency\"\nfeedback = true\n", line: 3, key: "midi[1].feedback", words: "notes are not sent back"),
+        .init(text: "[[midi]]\nparam = \"pan\"\ncc = 10\ndomain = \"log\"\n", line: 4, key: "midi[1].domain", words: "log needs"),
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\ncurve = \"wobbly\"\n", line: 4, key: "midi[1].curve", words: "unknown curve 'wobbly'"),
+        .init(text: "port = 9000\n\n[[midi]]\nparam = \"volume\"\n", line: 3, key: "midi[1]", words: "needs one of"),
+        .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\nspeed = 3\n", line: 4, key: "midi[1].speed", words: "unknown key"),
+    ]
+
+    @Test(arguments: badConfigs)
+    func aBadMIDIMappingIsAConfigErrorNamingTheLineAndKey(_ bad: ConfigFileTests.BadConfig) async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-badconfig")
+        try home.writeConfig(bad.text)
+        let paramd = try launchParamd(server: server.name, name: "pd-badmidi", port: try freeUDPPort(), environment: home.environment)
+        #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78))
+        let error = paramd.standardError
+        #expect(error.contains("\(home.configFile):\(bad.line)"), "names the line: \(error)")
+        if let key = bad.key { #expect(error.contains("'\(key)'"), "names the key: \(error)") }
+        #expect(error.contains(bad.words), "says why: \(error)")
+        #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+    }
+}
