@@ -199,3 +199,14 @@ extension Daemon {
         if options.midi != old { log.notice("MIDI: \(options.midi.count) mapping(s) from the config") }
     }
 }
+
+extension Daemon {
+    /// `/status` pairs for MIDI, after the others: channel messages received on midi_in,
+    /// animations they started, feedback values sent, and what did not fit (docs/OSC.md).
+    var midiStatusPairs: [(String, OSCArgument)] {
+        [("midi_received", .int32(Int32(clamping: midi.engine.counter(.received)))),
+         ("midi_started", .int32(Int32(clamping: midi.engine.counter(.started)))),
+         ("midi_feedback", .int32(Int32(clamping: midi.engine.counter(.feedbackSent)))),
+         ("midi_dropped", .int32(Int32(clamping: midi.engine.counter(.dropped))))]
+    }
+}

@@ -297,9 +297,14 @@ public struct MIDIEngine: @unchecked Sendable {
         var partOfNRPN = false
         switch controller {
         case 99, 98:
-            if controller == 99 { c.pointee.parameterMSB = Int16(value) } else { c.pointee.parameterLSB = Int16(value) }
+            // Controllers send 99/98 before every value: the same number again keeps the data
+            // pair; another number starts it afresh, remembering whether this channel sends
+            // LSBs (a 14-bit device), so its next MSB is not taken for a 7-bit one.
+            let v = Int16(value)
+            let changed = controller == 99 ? c.pointee.parameterMSB != v : c.pointee.parameterLSB != v
+            if controller == 99 { c.pointee.parameterMSB = v } else { c.pointee.parameterLSB = v }
             c.pointee.rpn = false
-            c.pointee.data = Pair()
+            if changed { c.pointee.data = Pair(msb: -1, lsb: 0, hasLSB: c.pointee.data.hasLSB) }
             partOfNRPN = true
         case 101, 100:
             c.pointee.rpn = true

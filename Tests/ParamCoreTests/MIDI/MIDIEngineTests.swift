@@ -133,6 +133,14 @@ import Testing
         e.beginPeriod()
         for (cc, v) in [(6, 63), (38, 127)] { Self.send(e, [0xB2, UInt8(cc), UInt8(v)]) }
         #expect(Self.targets(e) == [8191.0 / 16383], "data entry again for the selected NRPN")
+        // The usual stream: 99/98 again before each value. Data MSB alone, LSB a period later:
+        // the MSB went down, so it takes LSB 127 and the late LSB goes on down (no 7-bit blip).
+        e.beginPeriod()
+        for (cc, v) in [(99, 8), (98, 0), (6, 50)] { Self.send(e, [0xB2, UInt8(cc), UInt8(v)]) }
+        #expect(Self.targets(e) == [Double(50 << 7 | 127) / 16383])
+        e.beginPeriod()
+        Self.send(e, [0xB2, 38, 100])
+        #expect(Self.targets(e) == [Double(50 << 7 | 100) / 16383])
         e.beginPeriod()
         for (cc, v) in [(99, 8), (98, 1), (6, 10), (38, 0)] { Self.send(e, [0xB2, UInt8(cc), UInt8(v)]) }
         #expect(e.localCount == 0, "another NRPN")

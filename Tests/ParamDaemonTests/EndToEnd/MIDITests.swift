@@ -87,6 +87,11 @@ struct MIDITests {
         let client = try OSCClient(port: paramd.port)
         let volume = try await client.get("volume")
         let fine = try await client.get("fine")
+        let status = try await client.request("/status", reply: "/status")
+        func pair(_ name: String) -> OSCArgument? {
+            guard let args = status?.arguments, let i = args.firstIndex(of: .string(name)), i + 1 < args.count else { return nil }
+            return args[i + 1]
+        }
         _ = try await sender.stop()
         let recording = try await recorder.stop()
         try await feeder.stop()
@@ -96,6 +101,9 @@ struct MIDITests {
         #expect(volume?.value == v && volume?.target == v, "8191/16383 exactly")
         #expect(fine?.value == f && fine?.target == f, "5000/16383 exactly")
         #expect(recording.channels[0].last == v, "out_1 sounds it")
+        #expect(pair("midi_received") == .int32(6))
+        #expect(pair("midi_started") == .int32(3), "the cc14 pair on one frame is one animation; NRPN data MSB and LSB two")
+        #expect(pair("midi_dropped") == .int32(0))
         // Neither is a 7-bit step: no k/127 is that close.
         #expect((0...127).allSatisfy { abs(Double($0) / 127 - 8191.0 / 16383) > 1e-5 })
     }
