@@ -9,6 +9,10 @@ extension Daemon {
     /// the connections are made, and the first time paramd says it is ready.
     func connectToJack(now: Double) {
         life.nextRetry = now + Lifecycle.retryInterval
+        // A new renderer starts on the controller's targets with nothing in flight: both sides
+        // count command serials from 0 (before it runs, so a MIDI move in its first period is
+        // adopted). Nothing renders while parked, so a failed attempt loses nothing by it.
+        controller.restartSerials()
         let targets = controller
         let previous: Renderer
         do {
@@ -24,8 +28,6 @@ extension Daemon {
             return
         }
         life.clockMeasuredAt = now  // the connection measured it
-        // The new renderer starts on the controller's targets with nothing in flight.
-        controller.restartSerials()
         // The new renderer's handles, taken before it was activated: the control thread never
         // reads the renderer the audio thread now runs.
         let fresh = jack.handles
