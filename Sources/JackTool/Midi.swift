@@ -109,7 +109,7 @@ extension JackTool {
         var server: String?
         @Option(help: "JACK client name.") var name = "midi"
         @Option(help: "Ports our midi_out connects to, comma-separated.") var connect: [String] = []
-        @Option(help: "Ports whose MIDI our midi_in records, comma-separated.") var record: [String] = []
+        @Option(help: "Ports to connect to our midi_in, comma-separated; midi_in records whatever arrives.") var record: [String] = []
         @Option(help: "An event: PERIOD:OFFSET:HEX,HEX[,HEX] (e.g. 10:100:b0,07,40); repeat for more.")
         var send: [String] = []
         @Option(help: "Where to write what was sent and received (JSON).") var output: String?
@@ -145,8 +145,9 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     Signals.block()
     let client = try JackClient(name: name, server: server)
     defer { client.close() }
-    let out = targets.isEmpty && events.isEmpty ? nil : try client.registerMIDIPort("midi_out", isInput: false)
-    let input = sources.isEmpty ? nil : try client.registerMIDIPort("midi_in", isInput: true)
+    // Both ports always: others may connect to midi_in themselves (it records what arrives).
+    let out: OpaquePointer? = try client.registerMIDIPort("midi_out", isInput: false)
+    let input: OpaquePointer? = try client.registerMIDIPort("midi_in", isInput: true)
     let scheduled = UnsafeMutablePointer<ScheduledMIDI>.allocate(capacity: max(events.count, 1))
     for (i, e) in events.enumerated() { (scheduled + i).initialize(to: e) }
     let capacity = 1 << 16

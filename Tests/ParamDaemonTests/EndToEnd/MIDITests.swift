@@ -61,6 +61,24 @@ struct MIDITests {
         #expect(timeline.value(at: frame + Int64(Self.n)) == Float(target), "ends on the mapped value 64/127")
     }
 
+    /// The test tool itself: what one `paramd-jacktool midi` sends at (period, offset) another
+    /// records on the same frame, bytes intact — so the frames the tests compare are JACK's.
+    @Test func theMIDIToolDeliversEventsOnTheFramesItReports() async throws {
+        let server = try JackServer.required()
+        let recorder = try await JackTool.midi(server: server, name: "midi-rec-self")
+        let sender = try await JackTool.midi(server: server, connect: ["midi-rec-self:midi_in"],
+                                             send: [(10, 0, [0xB0, 7, 1]), (10, 200, [0x90, 60, 100]), (11, 255, [0xE3, 5, 64])])
+        try await sender.waitUntilSent()
+        try await Task.sleep(for: .milliseconds(100))
+        let sent = try await sender.stop()
+        let received = try await recorder.stop()
+        #expect(sent.sent.map(\.bytes) == [[0xB0, 7, 1], [0x90, 60, 100], [0xE3, 5, 64]])
+        #expect(sent.sent.map(\.offset) == [0, 200, 255])
+        #expect(sent.sent[2].frame - sent.sent[0].frame == 256 + 255, "a period and 255 frames apart")
+        #expect(received.received.map(\.frame) == sent.sent.map(\.frame))
+        #expect(received.received.map(\.bytes) == sent.sent.map(\.bytes))
+    }
+
     @Test func fourteenBitAndNRPNReachWhatSevenBitsCannot() async throws {
         let server = try JackServer.required()
         let (paramd, feeder, recorder, _) = try await Self.start("fine", config: """
