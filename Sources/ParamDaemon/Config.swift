@@ -119,7 +119,7 @@ struct ConfigFile: Equatable, Sendable {
 
         for key in table.keys.sorted(by: { lines.line(of: [$0]) ?? 0 < lines.line(of: [$1]) ?? 0 }) {
             guard let value = table[key] else { continue }
-            if !settingKeys.contains(key), let section = value.table {
+            if !settingKeys.contains(key) && key != "midi", let section = value.table {
                 // Any table whose name is not a setting is a parameter (SPEC §8).
                 file.parameters[key] = try reader.parameter(key, section)
                 file.parameterOrder.append(key)

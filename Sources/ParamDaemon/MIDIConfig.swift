@@ -60,6 +60,9 @@ struct MIDIMappingConfig: Equatable, Sendable {
 struct MIDIConfigLines {
     var headers: [Int] = []
     var keys: [[String: Int]] = []
+    /// Where `midi` is written as a key or a single table (`midi = …`, `[midi]`: not an array
+    /// of tables), if it is.
+    var plainKey: Int?
 
     init(_ text: String) {
         var inMIDI = false
@@ -68,11 +71,16 @@ struct MIDIConfigLines {
             if line.hasPrefix("[") {
                 let compact = line.filter { $0 != " " && $0 != "\t" }
                 inMIDI = compact.hasPrefix("[[midi]]")
+                if compact.hasPrefix("[midi]") && plainKey == nil { plainKey = index + 1 }
                 if inMIDI {
                     headers.append(index + 1)
                     keys.append([:])
                 }
                 continue
+            }
+            if !inMIDI && headers.isEmpty && plainKey == nil, let eq = line.firstIndex(of: "="),
+               line[..<eq].trimmingCharacters(in: .whitespaces) == "midi" {
+                plainKey = index + 1
             }
             guard inMIDI, let eq = line.firstIndex(of: "=") else { continue }
             let key = line[..<eq].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
@@ -93,7 +101,7 @@ extension MIDIMappingConfig {
     static func parseAll(_ value: TOMLValueConvertible, text: String, path: String) throws(ConfigError) -> [MIDIMappingConfig] {
         let lines = MIDIConfigLines(text)
         guard let array = value.array else {
-            throw ConfigError(path: path, line: lines.headers.first, key: "midi",
+            throw ConfigError(path: path, line: lines.plainKey ?? lines.headers.first, key: "midi",
                               message: "MIDI mappings are an array of tables: write each as [[midi]]")
         }
         var out: [MIDIMappingConfig] = []

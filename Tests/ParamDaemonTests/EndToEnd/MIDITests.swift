@@ -288,6 +288,8 @@ extension MIDITests {
         .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\ncurve = \"wobbly\"\n", line: 4, key: "midi[1].curve", words: "unknown curve 'wobbly'"),
         .init(text: "port = 9000\n\n[[midi]]\nparam = \"volume\"\n", line: 3, key: "midi[1]", words: "needs one of"),
         .init(text: "[[midi]]\nparam = \"volume\"\ncc = 7\nspeed = 3\n", line: 4, key: "midi[1].speed", words: "unknown key"),
+        .init(text: "port = 9000\nmidi = 5\n", line: 2, key: "midi", words: "write each as [[midi]]"),
+        .init(text: "port = 9000\n[midi]\nparam = \"volume\"\ncc = 7\n", line: 2, key: "midi", words: "write each as [[midi]]"),
     ]
 
     @Test(arguments: badConfigs)
