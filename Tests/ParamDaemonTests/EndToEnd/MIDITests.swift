@@ -232,6 +232,44 @@ struct MIDITests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
+    @Test func learnTakesOnlyTheKindAskedFor() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-learnkinds")
+        try home.writeConfig("[fine]\nmin = 0\nmax = 1\n")
+        let paramd = try await ParamdProcess.start(server: server, name: "pd-kinds", environment: home.environment)
+        let client = try OSCClient(port: paramd.port)
+        // cc14: a plain CC 74 (not an MSB of a pair) is passed over; CC 7 + 39 is learned as [7, 39].
+        #expect(try await client.request("/midi/learn", [.string("volume"), .string("cc14")], reply: "/midi/learning")?.arguments
+                == [.string("volume"), .string("cc14")])
+        var sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"],
+                                             send: [(5, 0, [0xB0, 74, 1]), (8, 0, [0xB2, 7, 100]), (8, 0, [0xB2, 39, 5])])
+        let cc14 = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
+        _ = try await sender.stop()
+        #expect(cc14?.arguments == [.string("volume"), .string("cc14"), .int32(7), .int32(3)])
+        // nrpn: CCs and pitch bend are passed over; the NRPN sequence is learned, not its CC 99.
+        #expect(try await client.request("/midi/learn", [.string("fine"), .string("nrpn")], reply: "/midi/learning") != nil)
+        sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: [
+            (5, 0, [0xB0, 74, 1]), (6, 0, [0xE0, 0, 64]),
+            (8, 0, [0xB0, 99, 8]), (8, 1, [0xB0, 98, 0]), (8, 2, [0xB0, 6, 64]), (8, 3, [0xB0, 38, 0])])
+        let nrpn = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
+        _ = try await sender.stop()
+        #expect(nrpn?.arguments == [.string("fine"), .string("nrpn"), .int32(1024), .int32(1)])
+        try client.send("/midi/map")
+        let map = (await client.receive(until: "/midi/map/end"))?.filter { $0.address == "/midi/mapping" } ?? []
+        #expect(map.map { Array($0.arguments.prefix(5)) } == [
+            [.string("volume"), .string("cc14"), .int32(7), .int32(39), .int32(3)],
+            [.string("fine"), .string("nrpn"), .int32(1024), .int32(-1), .int32(1)]])
+        // The learned pair drives volume to 14 bits: 100·128 + 5.
+        sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: [(5, 0, [0xB2, 7, 100]), (5, 0, [0xB2, 39, 5])])
+        try await sender.waitUntilSent()
+        try await Task.sleep(for: .milliseconds(150))
+        _ = try await sender.stop()
+        #expect(try await client.get("volume")?.target == Float(Double(100 << 7 | 5) / 16383))
+        #expect(try await client.request("/midi/learn", [.string("fine"), .string("sysex")], reply: "/error")?.arguments
+                == [.string("/midi/learn"), .string("the kind is cc, cc14, nrpn, pitchbend or any")])
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
     @Test func feedbackIsRateLimitedEndsOnTheValueAndNeverEchoes() async throws {
         let server = try JackServer.required()
         let home = TestHome("midi-feedback")
