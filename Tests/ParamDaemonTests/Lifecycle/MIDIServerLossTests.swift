@@ -6,12 +6,13 @@ import Testing
 import Glibc
 #endif
 
+/// (Named …ServerLossTests so `make tsan` skips it with the other server-loss suites.)
 /// SPEC §5 and §10: when the JACK server comes back, midi_in and midi_out are registered again,
 /// and a MIDI move is a target the control side adopts (`/volume/target`, the state file) even
 /// though OSC commands went to the renderer before the loss: both sides count command serials
 /// from 0 again at the connection, which this test fails without.
 @Suite(.serialized)
-struct MIDIServerReturnTests {
+struct MIDIServerLossTests {
     @Test func midiPortsComeBackAndMIDITargetsAreAdoptedAfterTheServerReturns() async throws {
         let serverName = JackServer.uniqueName("midiloss")
         let home = TestHome("midi-loss")
