@@ -47,7 +47,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
-        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "CLiblo"]),
+        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "CLiblo", "CJack"]),
     ],
     swiftLanguageModes: [.v6]
 )

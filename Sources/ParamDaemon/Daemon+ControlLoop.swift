@@ -26,6 +26,8 @@ extension Daemon {
         let signalIndex = fds.count, inboxIndex = fds.count + 1
         fds.append(pollfd(fd: signals, events: Int16(POLLIN), revents: 0))
         fds.append(pollfd(fd: inbox.fd, events: Int16(POLLIN), revents: 0))
+        let sessionIndex = fds.count  // the session manager's socket, under NSM
+        if let nsm { fds.append(pollfd(fd: nsm.fd, events: Int16(POLLIN), revents: 0)) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
         defer { buffer.deallocate() }
 
@@ -63,6 +65,7 @@ extension Daemon {
                     }
                 }
             }
+            if nsm != nil, fds[sessionIndex].revents != 0 { handleSessionManager() }
             duties(now: monotonicSeconds())
         }
     }

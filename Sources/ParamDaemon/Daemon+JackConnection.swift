@@ -53,6 +53,7 @@ extension Daemon {
             life.status = statusText(now: now)
             life.statusSentAt = now
             life.notifier?.ready(status: life.status)
+            sessionReady()  // under NSM: answer `open` now that the ports exist
         } else {
             let away = life.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
             log.notice("JACK server \(jack.serverDescription) is back\(away): \(client); parameters sound their targets")

@@ -7,6 +7,7 @@ import ParamCore
 extension Daemon {
     func saveStateIfDue(now: Double) {
         guard life.store != nil else { return }
+        if trackSessionState() { return }  // under NSM: saved when the session is (Session/)
         if let since = life.unsavedSince {
             if now - since >= Lifecycle.saveDelay { saveState(now: now, atExit: false) }
             return

@@ -37,6 +37,8 @@ final class Daemon {
     /// Config, state, systemd and the JACK connection over time (Lifecycle.swift).
     var life: Lifecycle
     var wakeups = WakeupMeter()
+    /// The session manager, when paramd runs under one (`NSM_URL`, Session/NSMClient.swift).
+    var nsm: NSMClient?
 
     /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
     /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did

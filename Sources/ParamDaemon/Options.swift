@@ -49,9 +49,16 @@ struct Options: ParsableCommand {
             it across restarts; it never starts one. SIGTERM or SIGINT: fade out,
             save state, leave JACK, exit 0.
 
+            With NSM_URL set (by a session manager: nsmd, RaySession, Agordejo)
+            paramd is an NSM client: it announces itself and waits for the session
+            to open before it opens its JACK client, named by the session's client
+            id; config.toml and state.json live in the session's folder for it, and
+            state is written when the session is saved. --config, --state-file,
+            --no-state and --name are then ignored.
+
             Exit status: 0 after SIGTERM or SIGINT, 64 for a bad command line, 78 for
             a bad config file, 1 for other failures. docs/OPERATIONS.md covers
-            systemd, qjackctl, PipeWire and the logs.
+            systemd, qjackctl, PipeWire, session managers and the logs.
             """,
         version: "paramd \(version)")
 

@@ -17,6 +17,28 @@ LoggingSystem.bootstrap { label in StderrLogHandler(label: label, journald: jour
 let log = Logger(label: "paramd")
 JackMessages.install()
 
+signal(SIGPIPE, SIG_IGN)
+let signals = Signals.install([SIGTERM, SIGINT, SIGHUP])
+
+// Under a session manager (NSM_URL, SPEC §11): announce, and build the daemon only when `open`
+// says where the session's config and state are and what the JACK client is called.
+if let nsm = NSMClient.fromEnvironment(environment, executable: CommandLine.arguments.first ?? "paramd", log: log) {
+    switch nsm.waitForOpen(commandLine: options, environment: environment, signals: signals) {
+    case .opened(let daemon):
+        do {
+            exit(try daemon.run())
+        } catch {
+            log.critical("\(error)")
+            exit(1)
+        }
+    case .terminated(let signal):
+        log.info("signal \(signal) before the session manager opened a session: stopped")
+        exit(0)
+    case .withoutSession:
+        break  // on as without NSM_URL
+    }
+}
+
 // The config file: --config, else $XDG_CONFIG_HOME/paramd/config.toml if it exists. A bad file
 // is an error naming the line and the key, and paramd does not start (EX_CONFIG).
 let explicitConfig = options.config.flatMap { Settings.expandTilde($0, environment: environment) }
@@ -33,9 +55,6 @@ let settings = Settings(options: options, file: file, configPath: file == nil ? 
 StderrLogHandler.setLevel(settings.logLevel)
 if file != nil { log.info("config read from \(configPath)") }
 log.debug("settings: port \(settings.port), bind \(settings.hosts.joined(separator: " ")), server \(settings.server ?? "(default)"), name \(settings.name), connect \(settings.connections.isEmpty ? "-" : settings.connections.joined(separator: ",")), autoconnect \(settings.autoconnect), state \(settings.stateFile ?? "off"), max-subscribers \(settings.maxSubscribers), subscription-ttl \(settings.subscriptionTtl) s")
-
-signal(SIGPIPE, SIG_IGN)
-let signals = Signals.install([SIGTERM, SIGINT, SIGHUP])
 
 do {
     let daemon = try Daemon(options: settings, commandLine: options, log: log, signals: signals)

@@ -45,7 +45,8 @@ void ck_animate(ck_state *s, int p, double from, double to, double seconds,
     a->cy = 3 * y1;
     a->by = 3 * (y2 - y1) - a->cy;
     a->ay = 1 - a->cy - a->by;
-    a->t = a->previous = 0;
+    a->t = a->d = a->dd = a->guess = a->inverse = 0;
+    a->history = 0;
 }
 
 void ck_init_all_default(ck_state *s, double sample_rate, double seconds) {
@@ -57,20 +58,36 @@ void ck_init_all_default(ck_state *s, double sample_rate, double seconds) {
     ck_animate(s, CK_INPUT, 0.2, 0.9, seconds, 0.25, 0.1, 0.25, 1, 0);
 }
 
-// y at the t where x(t) = progress, 0 < progress < 1: Newton from the extrapolation of the
-// last two solutions, kept inside a shrinking bracket, bisection when a step leaves it.
+// y at the t where x(t) = progress, 0 < progress < 1, as CubicBezier.value solves it: a chord
+// step from the quadratic extrapolation of the last three solutions, with 1/x' from the sample
+// before; else Newton from the guess, kept inside a shrinking bracket, bisection when a step
+// leaves it.
 static inline double bezier(ck_param *a, double progress) {
-    double lo = 0, hi = 1;
-    double warm = a->t, t = (warm > 0 && warm < 1) ? warm : progress;
-    if (warm > 0 && warm < 1 && a->previous > 0 && a->previous < 1) {
-        double guess = warm + (warm - a->previous);
-        if (guess > 0 && guess < 1) t = guess;
+    double ax = a->ax, bx = a->bx, cx = a->cx;
+    double last = a->t, g = a->guess, inverse = a->inverse;
+    if (a->history >= 3 && g > 0 && g < 1 && inverse > 0) {
+        double residual = (cx * g - progress) + (ax * g + bx) * (g * g);
+        double step = residual * inverse;
+        double slope = (3 * ax * g + 2 * bx) * g + cx;
+        double t = g - step;
+        double k = slope * inverse;
+        if (fabs(step) < 1e-7 && fabs(1 - k) < 0.5 && fabs(step * (1 - k)) < 5e-14 && t > 0 && t < 1) {
+            double d = a->d, dd = a->dd;
+            a->guess = (g + d + 2 * dd) - step * 3;
+            a->t = t;
+            a->d = t - last;
+            a->dd = (t - last) - d;
+            a->inverse = 1 / slope;
+            return ((a->ay * t + a->by) * t + a->cy) * t;
+        }
     }
+    double lo = 0, hi = 1;
+    double t = a->history >= 1 && g > 0 && g < 1 ? g : (last > 0 && last < 1 ? last : progress);
     for (int i = 0; i < 100; i++) {
-        double residual = ((a->ax * t + a->bx) * t + a->cx) * t - progress;
+        double residual = ((ax * t + bx) * t + cx) * t - progress;
         if (fabs(residual) <= 1e-12) break;
         if (residual > 0) hi = t; else lo = t;
-        double step = residual / ((3 * a->ax * t + 2 * a->bx) * t + a->cx);
+        double step = residual / ((3 * ax * t + 2 * bx) * t + cx);
         double next = t - step;
         if (next > lo && next < hi) {
             t = next;
@@ -80,8 +97,16 @@ static inline double bezier(ck_param *a, double progress) {
             if (hi - lo <= 1e-16) break;
         }
     }
-    a->previous = warm;
+    double d = a->history >= 1 ? t - last : 0;
+    double dd = a->history >= 2 ? d - a->d : 0;
+    double next = t + d + dd;
+    double slope = (3 * ax * next + 2 * bx) * next + cx;
     a->t = t;
+    a->d = d;
+    a->dd = dd;
+    a->guess = next;
+    a->inverse = slope > 0 ? 1 / slope : 0;
+    if (a->history < 3) a->history++;
     return ((a->ay * t + a->by) * t + a->cy) * t;
 }
 

@@ -155,7 +155,7 @@ extension TimingCurve {
         case .linear:
             return progress
         case let .cubicBezier(x1, y1, x2, y2):
-            return CubicBezier.value(at: progress, x1: x1, y1: y1, x2: x2, y2: y2, t: &state.t, previous: &state.seconds)
+            return CubicBezier.value(at: progress, x1: x1, y1: y1, x2: x2, y2: y2, state: &state)
         case let .penner(easing, direction):
             return Penner.value(at: progress, easing: easing, direction: direction)
         case let .back(direction, overshoot):

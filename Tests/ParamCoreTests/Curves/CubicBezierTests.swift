@@ -53,6 +53,28 @@ struct CubicBezierTests {
         }
     }
 
+    @Test("Sample by sample at audio rates (the chord-step fast path): 1e-12 in x on every sample")
+    func steadyProgressIsPrecise() {
+        // What the renderer does: progress k/n for k = 0…n, forwards then backwards (an
+        // autoreverse), for animations of 3 frames to 10 s at 48 kHz.
+        for (x1, y1, x2, y2) in Self.shapes {
+            let curve = TimingCurve.cubicBezier(x1: x1, y1: y1, x2: x2, y2: y2)
+            for frames in [3, 50, 960, 12_000, 96_000] {
+                var state = CurveState()
+                var worst = 0.0
+                for k in 0...(2 * frames) {
+                    let p = Double(k <= frames ? k : 2 * frames - k) / Double(frames)
+                    let y = curve.value(at: p, state: &state)
+                    guard p > 0 && p < 1 else { continue }
+                    let (x, yAtT) = Self.point(state.t, x1, y1, x2, y2)
+                    worst = max(worst, abs(x - p))
+                    #expect(abs(y - yAtT) <= 1e-12, "shape \(x1),\(y1),\(x2),\(y2), \(frames) frames, at \(p)")
+                }
+                #expect(worst <= 2e-12, "shape \(x1),\(y1),\(x2),\(y2), \(frames) frames: \(worst) in x")
+            }
+        }
+    }
+
     @Test("easeInEaseOut is symmetric about the middle")
     func easeInEaseOutIsSymmetric() {
         var state = CurveState()

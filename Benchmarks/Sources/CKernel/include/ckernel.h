@@ -25,7 +25,10 @@ typedef struct {
     int64_t pass_frames, pass, within;
     double inverse_pass;
     double ax, bx, cx, ay, by, cy;  // the Bézier's power-basis coefficients
-    double t, previous;       // the solver's warm start: t at the last two samples (0: none)
+    // The solver's warm start (CubicBezier.value): the last t, its first and second
+    // differences, the guess for the next sample, 1/x' there, how many solutions are known.
+    double t, d, dd, guess, inverse;
+    int history;
 } ck_param;
 
 typedef struct {
