@@ -61,6 +61,33 @@ struct MIDITests {
         #expect(timeline.value(at: frame + Int64(Self.n)) == Float(target), "ends on the mapped value 64/127")
     }
 
+    @Test func midiPortsAreJackMIDIWithPrettyNames() async throws {
+        let server = try JackServer.required()
+        // As ReachTests does for the audio ports: JACK2 shares its metadata database between
+        // servers, keyed by port UUIDs another test server may reuse, so try a fresh paramd again.
+        var seen: [String] = []
+        var types = ""
+        for attempt in 1...4 {
+            let paramd = try await ParamdProcess.start(server: server, name: "pd-pretty\(attempt)")
+            let lsp = try ChildProcess("/usr/bin/jack_lsp", ["-s", server.name, "-t", "pd-pretty\(attempt):midi"],
+                                       environment: ["JACK_NO_START_SERVER": "1"], label: "jack_lsp")
+            _ = try await lsp.waitForExit()
+            types = lsp.standardOutput
+            var text = ""
+            for port in ["midi_in", "midi_out"] {
+                let property = try ChildProcess("/usr/bin/jack_property", ["--port", "-l", "pd-pretty\(attempt):\(port)", "http://jackaudio.org/metadata/pretty-name"],
+                                                environment: ["JACK_DEFAULT_SERVER": server.name], label: "jack_property")
+                _ = try await property.waitForExit()
+                text += property.standardOutput
+            }
+            #expect(try await paramd.stop() == .exited(0))
+            seen.append(text)
+            if text.contains("paramd MIDI in (controllers)") && text.contains("paramd MIDI out (feedback)") { break }
+        }
+        #expect(types.components(separatedBy: "8 bit raw midi").count == 3, "midi_in and midi_out are JACK MIDI ports: \(types)")
+        #expect(seen.last?.contains("paramd MIDI in (controllers)") == true && seen.last?.contains("paramd MIDI out (feedback)") == true, "\(seen)")
+    }
+
     /// The test tool itself: what one `paramd-jacktool midi` sends at (period, offset) another
     /// records on the same frame, bytes intact — so the frames the tests compare are JACK's.
     @Test func theMIDIToolDeliversEventsOnTheFramesItReports() async throws {
