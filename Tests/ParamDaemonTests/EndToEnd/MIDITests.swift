@@ -297,6 +297,48 @@ struct MIDITests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
+    @Test func fourteenBitAndNRPNFeedbackEndOnTheirFourteenBitValue() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-feedback14")
+        try home.writeConfig("""
+            [fine]
+            min = 0
+            max = 1
+
+            [[midi]]
+            param = "fine"
+            cc14 = [20, 52]
+            channel = 5
+            feedback = true
+
+            [[midi]]
+            param = "pan"
+            nrpn = 300
+            channel = 6
+            feedback = true
+            """)
+        let paramd = try await ParamdProcess.start(server: server, name: "pd-fb14", environment: home.environment)
+        let recorder = try await JackTool.midi(server: server, record: ["pd-fb14:midi_out"])
+        try await Task.sleep(for: .milliseconds(100))
+        try await oscsend(paramd.port, "/fine", "ff", "0.3", "0.3")
+        try await oscsend(paramd.port, "/pan", "ff", "0.5", "0.3")
+        try await Task.sleep(for: .milliseconds(600))
+        let log = try await recorder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        let fine = log.received.filter { $0.bytes.first == 0xB4 }
+        let pan = log.received.filter { $0.bytes.first == 0xB5 }
+        // cc14: MSB then LSB, one pair per value; the last pair is round(0.3 · 16383) = 4915 = 38·128 + 51.
+        #expect(fine.count >= 2 && fine.count % 2 == 0)
+        #expect(stride(from: 0, to: fine.count - 1, by: 2).allSatisfy { fine[$0].bytes[1] == 20 && fine[$0 + 1].bytes[1] == 52 && fine[$0].frame == fine[$0 + 1].frame })
+        #expect(Array(fine.suffix(2).map { $0.bytes }) == [[0xB4, 20, 38], [0xB4, 52, 51]])
+        // NRPN 300 = 2·128 + 44: 99, 98, 6, 38 per value; pan 0.5 is u = 0.75 → 12287 = 95·128 + 127.
+        #expect(pan.count >= 4 && pan.count % 4 == 0)
+        #expect(Array(pan.suffix(4).map { $0.bytes }) == [[0xB5, 99, 2], [0xB5, 98, 44], [0xB5, 6, 95], [0xB5, 38, 127]])
+        let pairs = stride(from: 0, to: fine.count, by: 2).map { fine[$0].frame }
+        #expect(zip(pairs.dropFirst(), pairs).allSatisfy { $0 - $1 >= 800 }, "one value per 800 frames at most")
+        TestLog.write("14-bit feedback: \(fine.count / 2) cc14 values, \(pan.count / 4) NRPN values; last \(fine.suffix(2).map(\.bytes)) \(pan.suffix(4).map(\.bytes))")
+    }
+
     @Test func feedbackIsRateLimitedEndsOnTheValueAndNeverEchoes() async throws {
         let server = try JackServer.required()
         let home = TestHome("midi-feedback")
