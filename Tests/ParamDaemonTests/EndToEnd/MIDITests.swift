@@ -259,6 +259,28 @@ struct MIDITests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
+    @Test func aLearnedMappingTheStateCannotUseIsLeftOutAndTheRestIsRestored() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-badstate")
+        try FileManager.default.createDirectory(atPath: home.stateFolder, withIntermediateDirectories: true)
+        try """
+            {"version": 1,
+             "parameters": {"volume": {"target": 0.25, "duration": 0.25, "curve": "default"}},
+             "midi": [{"param": "gone", "kind": "cc", "number": 1, "channel": 1},
+                      {"param": "volume", "kind": "sysex", "number": 1, "channel": 1},
+                      {"param": "volume", "kind": "cc", "number": 11, "channel": 2}]}
+            """.write(toFile: home.stateFile, atomically: true, encoding: .utf8)
+        let paramd = try await ParamdProcess.start(server: server, name: "pd-badstate", environment: home.environment)
+        let client = try OSCClient(port: paramd.port)
+        #expect(try await client.get("volume")?.target == 0.25, "the state was used")
+        try client.send("/midi/map")
+        let map = (await client.receive(until: "/midi/map/end"))?.filter { $0.address == "/midi/mapping" } ?? []
+        #expect(map.map { Array($0.arguments.prefix(5)) } == [[.string("volume"), .string("cc"), .int32(11), .int32(-1), .int32(2)]])
+        #expect(try await paramd.stop() == .exited(0))
+        #expect(paramd.process.standardError.contains("2 learned mapping(s) in the state file left out: gone (no such parameter), volume (unknown kind 'sysex')"),
+                "\(paramd.process.standardError)")
+    }
+
     @Test func learnTakesOnlyTheKindAskedFor() async throws {
         let server = try JackServer.required()
         let home = TestHome("midi-learnkinds")
