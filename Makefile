@@ -88,11 +88,14 @@ endif
 	@# Phases, so the end-to-end recordings never share the two cores with the CPU-heavy unit
 	@# suites: unit tests; end-to-end tests; then, each alone, the buffer-size switch (JACK
 	@# reports xruns at the switch whenever the machine is busy) and the unit under a real
-	@# systemd user manager (cgroup and mount namespaces, a manager of its own).
+	@# systemd user manager (cgroup and mount namespaces, a manager of its own); and the
+	@# multi-host tests in network namespaces of their own (docs/MULTIHOST.md; they skip
+	@# without root/CAP_NET_ADMIN), alone so that their cross-server timing is not loaded.
 	$(SWIFT) test --skip-build --filter ParamCoreTests
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|BufferSizeTests'
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|BufferSizeTests|MultiHostTests'
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
+	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter MultiHostTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter UnitUnderSystemdTests
 
 # ThreadSanitizer: paramd built with -sanitize=thread (and -DPARAMD_TSAN, which tells TSan

@@ -2,11 +2,12 @@
 # Installs what paramd needs to build, run and test on Debian or Ubuntu, if it is missing
 # (supercollider-server: scsynth, which the end-to-end test of `send` drives):
 # JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
-# `systemd-analyze verify` of the user unit in the tests). Checks Swift.
+# `systemd-analyze verify` of the user unit in the tests), iproute2 (`ip netns` for the
+# multi-host tests). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
-PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server)
+PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server iproute2)
 MIN_SWIFT=6.1
 
 missing=()

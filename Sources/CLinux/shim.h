@@ -1,6 +1,7 @@
 #ifndef PARAMD_CLINUX_SHIM_H
 #define PARAMD_CLINUX_SHIM_H
-// Linux calls the Glibc module does not import: eventfd, signalfd, ppoll, the thread name, gettid.
+// Linux calls the Glibc module does not import: eventfd, signalfd, ppoll, the thread name, gettid,
+// adjtimex.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -9,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,5 +24,19 @@ static inline int paramd_gettid(void) { return (int)syscall(SYS_gettid); }
 static inline int paramd_ppoll(struct pollfd *fds, nfds_t count, const struct timespec *timeout) {
     return ppoll(fds, count, timeout, NULL);
 }
+
+/// The kernel clock's discipline as adjtimex(2) reports it, read only (modes 0: no privilege
+/// needed). Returns adjtimex's clock state (TIME_ERROR, 5, when unsynchronised) or -1.
+static inline int paramd_adjtimex_read(int *status, long *maxerror, long *esterror) {
+    struct timex t = {0};
+    int rc = adjtimex(&t);
+    *status = t.status;
+    *maxerror = t.maxerror;
+    *esterror = t.esterror;
+    return rc;
+}
+
+/// STA_UNSYNC (0x0040): the kernel clock is not synchronised.
+static const int paramd_sta_unsync = STA_UNSYNC;
 
 #endif

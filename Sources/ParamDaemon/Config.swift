@@ -57,6 +57,7 @@ struct ParameterConfig: Equatable, Sendable {
 struct ConfigFile: Equatable, Sendable {
     var port: UInt16?
     var bind: [String]?
+    var multicastInterface: String?
     var server: String?
     var name: String?
     var connect: [String]?
@@ -76,7 +77,7 @@ struct ConfigFile: Equatable, Sendable {
     /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
     var midi: [MIDIMappingConfig] = []
 
-    static let settingKeys = ["port", "bind", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
+    static let settingKeys = ["port", "bind", "multicast-interface", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
     static let builtInParameterKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
     static let parameterKeys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send"]
@@ -137,6 +138,10 @@ struct ConfigFile: Equatable, Sendable {
                     throw reader.error(k, "takes numeric IPv4 or IPv6 addresses (got '\(a)')")
                 }
                 file.bind = addresses
+            case "multicast-interface":
+                let name = try reader.string(k, value)
+                guard !name.isEmpty else { throw reader.error(k, "must name a network interface, e.g. \"eth0\"") }
+                file.multicastInterface = name
             case "server":
                 file.server = try reader.string(k, value)
             case "name":

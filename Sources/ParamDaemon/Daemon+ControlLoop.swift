@@ -99,7 +99,7 @@ extension Daemon {
     func measureClockOffsetIfStale(now: Double, maximumAge: Double) {
         guard jack.isConnected, now - life.clockMeasuredAt >= maximumAge else { return }
         life.clockMeasuredAt = now
-        jack.measureClockOffset()
+        if let offset = jack.measureClockOffset(ppm: clock.offsetPPM) { clock.record(offsetMicros: offset, at: now) }
     }
 
     /// Seconds until the next duty is due; nil when none is (the loop then sleeps until a

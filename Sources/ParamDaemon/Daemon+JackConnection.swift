@@ -103,6 +103,7 @@ extension Daemon {
     /// flight with `/done i 0`, keep OSC up, retry every second.
     func serverLost(now: Double) {
         let ended = jack.serverLost()
+        clock.reset()
         publisher.switchEvents(to: jack.handles, injecting: ended)
         life.lostAt = now
         life.lostWallClock = Date()

@@ -24,7 +24,10 @@ extension Daemon {
         handle(packet, start: .immediately, replyingTo: channel, into: &transaction)
         guard !transaction.isEmpty else { return }
         // A time tag is placed with the JACK-to-system clock offset: make it a fresh one.
-        if transaction.contains(where: { $0.start != .immediately }) { measureClockOffsetIfStale(now: monotonicSeconds(), maximumAge: 0.25) }
+        if transaction.contains(where: { $0.start != .immediately }) {
+            measureClockOffsetIfStale(now: monotonicSeconds(), maximumAge: 0.25)
+            warnIfClockUnsynced(from: channel)
+        }
         // Commands that wait (a delay, a time tag) are kept in the audio side's fixed schedule:
         // refuse what could not fit there rather than let the audio thread drop it. (Counting
         // the whole ring as possibly waiting errs on the safe side.)

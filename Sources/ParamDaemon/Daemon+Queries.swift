@@ -35,7 +35,8 @@ extension Daemon {
     /// `jack` is `JackSession.link`: `waiting` before the first connection, `connected`,
     /// `lost` after the server went away; the shutdown callback's flag counts at once, before
     /// the control loop has closed the client. `wakeups_per_s` is SPEC §4.4's, after the
-    /// SPEC's eleven, so that readers by position still find those first.
+    /// SPEC's eleven, so that readers by position still find those first. Last come SPEC §12's
+    /// `clock_synced i`, `clock_error_us f` (adjtimex) and `clock_jitter_us f` (ClockWatch.swift).
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
         let droppedCommands = dropped
@@ -64,7 +65,7 @@ extension Daemon {
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),
             ("dropped_packets", .int32(Int32(clamping: droppedPackets))),
             ("dropped_feedback", .int32(Int32(clamping: publisher.droppedFeedback.load(ordering: .relaxed)))),
-        ] + midiStatusPairs
+        ] + clockStatusPairs() + midiStatusPairs
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }
 

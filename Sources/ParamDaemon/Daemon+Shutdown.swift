@@ -12,6 +12,7 @@ extension Daemon {
         fadeOut()
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
+        leaveMulticastGroups()
         publisher.stop()
         jack.release()
         midi.engine.deallocate()  // no process callback runs it any more

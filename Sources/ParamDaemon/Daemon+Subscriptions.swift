@@ -14,6 +14,10 @@ extension Daemon {
         do { request = try .subscribe(message.arguments) } catch { return refuse(message, error.reason, replyingTo: channel) }
         let pattern = request.pattern ?? "/*", rate = request.rate
         let endpoint = request.port.map { sender.with(port: $0) } ?? sender
+        // No datagram comes from a group address, but feedback must never go to one (SPEC §12).
+        guard !endpoint.isMulticast else {
+            return refuse(message, "feedback goes only to a subscriber's own host, never to a group", replyingTo: channel)
+        }
         let matched: [ParameterID]
         var renewal = false
         do {

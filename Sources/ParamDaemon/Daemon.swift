@@ -39,6 +39,8 @@ final class Daemon {
     var wakeups = WakeupMeter()
     /// The session manager, when paramd runs under one (`NSM_URL`, Session/NSMClient.swift).
     var nsm: NSMClient?
+    /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
+    var clock = ClockWatch()
 
     /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
     /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
@@ -59,12 +61,13 @@ final class Daemon {
 
         // Sockets first: a port in use is a clear error before JACK sees us.
         let hosts = options.bind.isEmpty ? ["127.0.0.1", "::1"] : options.bind
+        let interface = try Self.multicastInterface(options, log: log)
         var sockets: [UDPSocket] = []
         for host in hosts {
             let address = SocketAddress(numeric: host, port: options.port)!
             let socket: UDPSocket
             do {
-                socket = try UDPSocket(bindingTo: address)
+                socket = try UDPSocket(bindingTo: address, multicastInterface: address.isMulticast ? interface : nil)
             } catch {
                 // A host without IPv6 still serves IPv4 loopback (SPEC §4.8).
                 let noIPv6 = error.code == EADDRNOTAVAIL || error.code == EAFNOSUPPORT
@@ -94,7 +97,10 @@ final class Daemon {
         startMIDI()
     }
 
-    var listening: String { sockets.map(\.address.description).joined(separator: " and ") }
+    var listening: String {
+        sockets.map { s in s.membership.map { "group \(s.address) on \($0.interface.name)" } ?? s.address.description }
+            .joined(separator: " and ")
+    }
 
     func logRateLimited(_ text: String, _ metadata: [String: String]) {
         guard let suppressed = errorLog.admit(now: monotonicSeconds()) else { return }

@@ -20,7 +20,10 @@ struct Options: ParsableCommand {
               oscsend localhost 9000 /frequency ffs 880 2 easeInEaseOut
               oscdump 7000 & oscsend localhost 9000 /subscribe sii '/*' 60 7000
 
-            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise.
+            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise. Several
+            machines take one cue from a multicast group (docs/MULTIHOST.md):
+
+              paramd --bind 239.255.12.1 --multicast-interface eth0 --bind 127.0.0.1
 
             The config file may declare up to 64 more parameters, each animated like
             the five, with an optional JACK CV port cv_NAME and OSC sent on:
@@ -66,9 +69,14 @@ struct Options: ParsableCommand {
     var port: UInt16?
 
     @Option(name: .customLong("bind"), help: ArgumentHelp(
-        "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose.",
+        "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose, or a multicast group (239.1.2.3, ff15::1) to join on --multicast-interface.",
         valueName: "address"))
     var bind: [String] = []
+
+    @Option(name: .customLong("multicast-interface"), help: ArgumentHelp(
+        "Network interface on which to join the multicast groups given to --bind, e.g. eth0 (docs/MULTIHOST.md).",
+        valueName: "interface"))
+    var multicastInterface: String?
 
     @Option(help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).", valueName: "name"))
     var server: String?
@@ -121,6 +129,9 @@ struct Options: ParsableCommand {
         }
         for address in bind where SocketAddress(numeric: address, port: 0) == nil {
             throw ValidationError("--bind takes a numeric IPv4 or IPv6 address (got '\(address)')")
+        }
+        if let multicastInterface, multicastInterface.isEmpty {
+            throw ValidationError("--multicast-interface must name a network interface, e.g. eth0")
         }
         if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
     }

@@ -7,6 +7,8 @@ struct Settings: Equatable, Sendable {
     var port: UInt16 = 9000
     /// Addresses to listen on; empty means the loopback addresses.
     var bind: [String] = []
+    /// `--multicast-interface`: where the multicast groups in `bind` are joined (SPEC §12).
+    var multicastInterface: String?
     var server: String?
     var name = "paramd"
     /// `--connect`: the two ports out_1, out_2 go to; empty when not given.
@@ -33,6 +35,7 @@ struct Settings: Equatable, Sendable {
         self.configPath = configPath
         if let v = options.port ?? file.port { port = v }
         bind = options.bind.isEmpty ? (file.bind ?? []) : options.bind
+        multicastInterface = options.multicastInterface ?? file.multicastInterface
         server = options.server ?? file.server
         if let v = options.name ?? file.name { name = v }
         connections = options.connect.map(Self.splitConnections) ?? file.connect ?? []

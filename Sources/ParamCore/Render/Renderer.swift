@@ -208,7 +208,7 @@ public struct Renderer: @unchecked Sendable {
         followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)
-        if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate)) }
+        if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames) }
         // What waited and is due now goes first, then the new commands in arrival order.
         resolveTimes(periodStart: start, periodEnd: end)
         applyDue(atFrame: start)
@@ -345,6 +345,8 @@ public struct Renderer: @unchecked Sendable {
                 entry.frame = UInt64(bitPattern: frame)
             }
             entry.waitsForTime = false
+            // Tags close to this one keep this anchor, so their distances stay exact.
+            clock.hold(placedAt: entry.frame)
         }
     }
 

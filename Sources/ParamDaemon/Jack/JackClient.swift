@@ -82,7 +82,7 @@ final class JackClient {
         cvNames = cvPretty.map { String(cString: jack_port_name($0.0)) }
         let sampleRate = AtomicCells(count: 1)
         sampleRate.storeDouble(0, rate)
-        let clockOffset = AtomicCells(count: 1, initial: ClockOffset.unknown)
+        let clockOffset = PublishedClockOffset()
         let renderer = makeRenderer(rate)
         handles = renderer.handles
         context = .allocate(capacity: 1)
@@ -126,10 +126,12 @@ final class JackClient {
     var dspLoad: Double { Double(jack_cpu_load(client)) }
 
     /// Measures system time minus JACK time (`jack_get_time`, JACK's monotonic clock) and
-    /// publishes it for the process callback. Takes the tightest of a few bracketed readings,
+    /// publishes it for the process callback, to be carried at `ppm` (µs per second) until the
+    /// next measurement (ClockOffsetModel). Takes the tightest of a few bracketed readings,
     /// so a preemption between the two clock reads does not skew it. Control thread.
-    func measureClockOffset() {
-        var best: (width: UInt64, offset: Int64)? = nil
+    @discardableResult
+    func measureClockOffset(ppm: Double = 0) -> Int64? {
+        var best: (width: UInt64, offset: Int64, at: UInt64)? = nil
         for _ in 0..<5 {
             let before = jack_get_time()
             var now = timespec()
@@ -138,9 +140,10 @@ final class JackClient {
             let system = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
             let width = after &- before
             let offset = system - Int64(bitPattern: before + width / 2)
-            if best == nil || width < best!.width { best = (width, offset) }
+            if best == nil || width < best!.width { best = (width, offset, before + width / 2) }
         }
-        if let best { context.pointee.clockOffset.store(0, UInt64(bitPattern: best.offset)) }
+        if let best { context.pointee.clockOffset.publish(ClockOffsetModel(offsetMicros: best.offset, jackMicros: best.at, ppm: ppm)) }
+        return best?.offset
     }
 
     func activate() throws(JackError) {

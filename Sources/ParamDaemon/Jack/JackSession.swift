@@ -84,8 +84,10 @@ final class JackSession {
         return previous
     }
 
-    /// Re-measures the JACK-to-system clock offset (the system clock may be slewed or stepped).
-    func measureClockOffset() { client?.measureClockOffset() }
+    /// Re-measures the JACK-to-system clock offset (the system clock may be slewed or stepped),
+    /// to be carried at `ppm` until the next measurement.
+    @discardableResult
+    func measureClockOffset(ppm: Double = 0) -> Int64? { client?.measureClockOffset(ppm: ppm) }
 
     /// The server went away (the shutdown callback said so): closes the client, parks its
     /// renderer, and returns the `done` events (finished 0) of the animations it had in flight.

@@ -16,9 +16,9 @@ struct ProcessContext {
     var out2: OpaquePointer
     /// Written by the sample-rate callback (another thread), read at the top of each period.
     let sampleRate: AtomicCells
-    /// System time minus JACK time in microseconds (Int64 bits), measured by the control
-    /// thread; `ClockOffset.unknown` until the first measurement.
-    let clockOffset: AtomicCells
+    /// System time minus JACK time, measured by the control thread and carried at its
+    /// measured rate (ClockOffsetModel); nil until the first measurement.
+    let clockOffset: PublishedClockOffset
     let client: OpaquePointer
     /// Wakes the publisher when this period pushed what it waits for (FeedbackWake.swift).
     let wake: FeedbackWake
@@ -38,10 +38,6 @@ struct ProcessContext {
     let midiIn: OpaquePointer
     let midiOut: OpaquePointer
     let midi: MIDIEngine
-}
-
-enum ClockOffset {
-    static let unknown = UInt64(bitPattern: Int64.min)
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -65,10 +61,9 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     var nextMicros: jack_time_t = 0
     var periodMicros: Float = 0
     let rc = _unsafePerformance { jack_get_cycle_times(client, &cycleFrames, &currentMicros, &nextMicros, &periodMicros) }
-    let offset = context.pointee.clockOffset.load(0)
     var clock: CycleClock? = nil
-    if rc == 0 && offset != ClockOffset.unknown {
-        clock = CycleClock(jackMicros: currentMicros, offsetMicros: Int64(bitPattern: offset))
+    if rc == 0, let offset = context.pointee.clockOffset.read() {
+        clock = CycleClock(jackMicros: currentMicros, offsetMicros: offset.offset(atJackMicros: currentMicros))
     }
     if context.pointee.threadID.load(0) == 0 {
         let tid = _unsafePerformance { paramd_gettid() }  // once: a syscall that never waits

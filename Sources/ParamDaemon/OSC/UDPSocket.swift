@@ -7,7 +7,9 @@ import Glibc
 struct OSCError: Error, CustomStringConvertible {
     let operation: String
     let code: Int32
-    var description: String { "\(operation): \(String(cString: strerror(code)))" }
+    /// Said instead of `strerror(code)` when set.
+    var detail: String? = nil
+    var description: String { "\(operation): \(detail ?? String(cString: strerror(code)))" }
 }
 
 /// A bound UDP socket. Receives on the control thread; sends from the control and publisher
@@ -15,8 +17,11 @@ struct OSCError: Error, CustomStringConvertible {
 final class UDPSocket: @unchecked Sendable {
     let fd: Int32
     let address: SocketAddress
+    /// The multicast group this socket joined (Multicast.swift); nil for a unicast address.
+    private(set) var membership: MulticastMembership?
 
-    init(bindingTo address: SocketAddress) throws(OSCError) {
+    /// Binds `address`; a multicast group is bound, then joined on `interface` (SPEC §12).
+    init(bindingTo address: SocketAddress, multicastInterface interface: MulticastInterface? = nil) throws(OSCError) {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw OSCError(operation: "socket", code: errno) }
@@ -33,15 +38,42 @@ final class UDPSocket: @unchecked Sendable {
         if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        let rc = address.withSockaddr { bind(fd, $0, $1) }
+        var bound = address
+        if address.isMulticast {
+            guard let interface else {
+                Glibc.close(fd)
+                throw OSCError(operation: "bind \(address)", code: EINVAL,
+                               detail: "a multicast group needs --multicast-interface (the interface to join it on)")
+            }
+            Self.prepareForGroup(fd, address)
+            bound = address.scoped(to: interface.index)
+        }
+        let rc = bound.withSockaddr { bind(fd, $0, $1) }
         guard rc == 0 else {
             let e = errno
             Glibc.close(fd)
             throw OSCError(operation: "bind \(address)", code: e)
         }
+        if address.isMulticast, let interface {
+            let m = MulticastMembership(group: Self.localAddress(of: fd) ?? address, interface: interface)
+            let e = Self.membership(fd, m, join: true)
+            guard e == 0 else {
+                Glibc.close(fd)
+                throw OSCError(operation: "join \(address) on \(interface.name)", code: e)
+            }
+            membership = m
+        }
         self.fd = fd
         // Port 0 binds an ephemeral port: read back the real one.
         self.address = Self.localAddress(of: fd) ?? address
+    }
+
+    /// Leaves the multicast group, if this socket joined one (closing the socket would too;
+    /// leaving first says so on the network at once, with an IGMP/MLD leave).
+    func leaveGroup() {
+        guard let m = membership else { return }
+        _ = Self.membership(fd, m, join: false)
+        membership = nil
     }
 
     /// A socket connected to `destination` without an explicit bind: `connect` binds it to an

@@ -92,6 +92,27 @@ import Testing
         #expect(h.renderer.counters.load(RenderCounter.late.rawValue) == 0)
     }
 
+    @Test func onAClockAFrameASecondSlowTagsStartOnTheClocksFrameAndAThousandFramesApart() {
+        // JACK's cycle times as the dummy driver gives them: 47999 frames a second. After 3 s
+        // one anchor at the nominal rate would be 3 frames off; the clock follows each cycle.
+        var h = RendererHarness(period: 256)
+        defer { h.release() }
+        let base: OSCTimeTag = 0xE000_0000_0000_0000
+        let c = clock(base: base, rate: 47999)
+        _ = h.render(periods: 600, clock: c)
+        let at = 600 * 256 + 2000.3
+        let t1 = base &+ UInt64((at / 47999 * 4_294_967_296).rounded())
+        let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
+        h.send(.volume, spec(0.5, seconds: 0), start: .at(t1))
+        h.send(.volume, spec(0.25, seconds: 0), start: .at(t2))
+        let out = h.render(periods: 20, clock: c).left
+        let first = out.firstIndex(of: 0.5)! + 600 * 256
+        let second = out.firstIndex(of: 0.25)! + 600 * 256
+        #expect(first == 600 * 256 + 2000, "the clock's own frame for the tag, rounded")
+        #expect(second - first == 1000)
+        #expect(h.renderer.clock.reanchors == 1 && h.renderer.clock.breaks == 0)
+    }
+
     @Test func aPastTimeTagStartsAtOnceAndCountsAsLate() {
         var h = RendererHarness(period: 256)
         defer { h.release() }

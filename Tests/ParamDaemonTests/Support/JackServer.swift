@@ -80,14 +80,20 @@ public final class JackServer: Sendable, CustomStringConvertible {
     /// the first servers start while the unit-test suites load both cores of a 2-core box).
     /// `name` names it (to start a server again under the name a client is waiting for); by
     /// default a fresh `paramd-test-<pid>-<n>`.
+    ///
+    /// `namespace` runs jackd in that network namespace (`ip netns exec`, MultiHost tests);
+    /// `driver` replaces `dummy -r RATE -p PERIOD` (e.g. `["net", "-a", "10.0.0.1"]`, a
+    /// NetJack2 slave, whose rate and period the master sets).
     public static func start(name: String? = nil, rate: Int = 48000, period: Int = 256, realtime: Bool = true,
-                             timeout: Duration = .seconds(60)) async throws -> JackServer {
+                             timeout: Duration = .seconds(60), namespace: String? = nil,
+                             driver: [String]? = nil) async throws -> JackServer {
         await slots.acquire()
         let n = counter.add(1, ordering: .relaxed).newValue
         let server: JackServer
         do {
             let name = name ?? avoidingLspCrash("paramd-test-\(getpid())-\(n)")
-            let process = try spawnJackd(name: name, rate: rate, period: period, realtime: realtime)
+            let process = try spawnJackd(name: name, rate: rate, period: period, realtime: realtime,
+                                         namespace: namespace, driver: driver)
             server = JackServer(name: name, sampleRate: rate, period: period, process: process)
         } catch {
             slots.release()
@@ -102,12 +108,18 @@ public final class JackServer: Sendable, CustomStringConvertible {
         return server
     }
 
-    private static func spawnJackd(name: String, rate: Int, period: Int, realtime: Bool) throws -> ChildProcess {
+    private static func spawnJackd(name: String, rate: Int, period: Int, realtime: Bool,
+                                   namespace: String? = nil, driver: [String]? = nil) throws -> ChildProcess {
         // jackd: -R realtime, -r no realtime; -t client timeout (ms), generous for a busy 2-core box.
-        let arguments = ["-n", name, realtime ? "-R" : "-r", "-t", "2000", "-d", "dummy",
-                         "-r", String(rate), "-p", String(period)]
+        var arguments = ["-n", name, realtime ? "-R" : "-r", "-t", "2000", "-d"]
+            + (driver ?? ["dummy", "-r", String(rate), "-p", String(period)])
+        var executable = "jackd"
+        if let namespace {
+            arguments = ["netns", "exec", namespace, "jackd"] + arguments
+            executable = "/usr/sbin/ip"
+        }
         return try ChildProcess(
-            "jackd", arguments, environment: ["JACK_NO_AUDIO_RESERVATION": "1"], label: "jackd-\(name)",
+            executable, arguments, environment: ["JACK_NO_AUDIO_RESERVATION": "1"], label: "jackd-\(name)",
             killTimeout: .seconds(30))
     }
 
