@@ -1,5 +1,5 @@
 // libFuzzer entry over ParamCore's packet-to-command path: the bytes of one UDP datagram go
-// through OSCPacket.decode, RouteTable, Controller.handle (parameter routes) or Subscriptions
+// through the MIDI engine as JACK MIDI events (`fuzzMIDI`, below), and through OSCPacket.decode, RouteTable, Controller.handle (parameter routes) or Subscriptions
 // (/subscribe, /unsubscribe, with their pattern parsing), and the commands that come out are
 // rendered for a few periods. Built by `make fuzz` together with ParamCore's sources into
 // one module (see the Makefile); run with `make fuzz FUZZ_SECONDS=60`.
@@ -19,6 +19,7 @@ private let routes = RouteTable(registry: registry)
 @_cdecl("LLVMFuzzerTestOneInput")
 public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    fuzzMIDI(data, size)
     // Also: any datagram's bytes as a subscription pattern, when they are text.
     if size < 256, let text = String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) {
         if let pattern = try? OSCAddressPattern(text) {
@@ -139,5 +140,66 @@ private func hasNaN(_ packet: OSCPacket) -> Bool {
             }
         }
     case .bundle(_, let elements): elements.contains(where: hasNaN)
+    }
+}
+
+/// The same bytes as JACK MIDI events into a MIDI engine with a mapping of every kind (SPEC §10),
+/// the animations it starts rendered, its feedback written: nothing may trap, every target and
+/// sounding value stays in range, and every feedback message is a well-formed channel message.
+private let midiMappings: [MIDIMapping] = {
+    func m(_ kind: MIDIKind, _ name: String, number: Int = 0, lsb: Int = 0, channel: Int = 0, domain: ValueDomain? = nil, feedback: Bool = true) -> MIDIMapping {
+        let p = registry.id(named: name)!
+        return MIDIMapping(kind: kind, number: number, lsb: lsb, channel: channel, parameter: p, minimum: registry[p].minimum,
+                           maximum: registry[p].maximum, domain: domain ?? registry[p].domain, seconds: 0.001, feedback: feedback)
+    }
+    return [m(.cc, "volume", number: 7, domain: .db), m(.cc14, "cutoff", number: 1, lsb: 33), m(.nrpn, "fader_2", number: 1024, channel: 2),
+            m(.pitchBend, "pan"), m(.noteVelocity, "tone", feedback: false), m(.noteFrequency, "frequency", feedback: false),
+            m(.cc, "input", number: 6), m(.cc14, "input", number: 99, lsb: 38, channel: 1)]
+}()
+
+private func fuzzMIDI(_ data: UnsafePointer<UInt8>, _ size: Int) {
+    let engine = MIDIEngine()
+    defer { engine.deallocate() }
+    engine.publish(midiMappings)
+    engine.setLearning(size % 2 == 0)
+    var renderer = Renderer(sampleRate: 48000, registry: registry, commandCapacity: 16, eventCapacity: 64)
+    defer { renderer.deallocate() }
+    let frames = 64
+    let out1 = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    let out2 = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    defer { out1.deallocate(); out2.deallocate() }
+    var i = 0
+    while i < size {
+        engine.beginPeriod()
+        // Events of one to four bytes, at offsets from the data (some past the period's end).
+        var events = 0
+        while i < size && events < 40 {
+            let count = 1 + Int(data[i] & 3)
+            let offset = Int(data[i] >> 2)
+            i += 1
+            guard i + count <= size else { i = size; break }
+            engine.receive(data + i, count: count, offset: offset)
+            i += count
+            events += 1
+        }
+        for k in 0..<engine.localCount {
+            let a = engine.local[k]
+            let spec = registry[a.parameter]
+            precondition(a.spec.target >= spec.minimum && a.spec.target <= spec.maximum, "MIDI target \(a.spec.target) outside \(spec.name)")
+        }
+        renderer.render(frames: frames, in1: nil, in2: nil, out1: out1, out2: out2,
+                        local: UnsafePointer(engine.local), localCount: engine.localCount)
+        while renderer.events.pop() != nil {}
+        while renderer.updates.pop() != nil {}
+        while engine.learnRing.pop() != nil {}
+        for p in registry.ids {
+            let v = renderer.sounding(p)
+            precondition(v >= registry[p].minimum && v <= registry[p].maximum, "\(p) sounds \(v) after MIDI")
+        }
+        engine.feedback(snapshot: renderer.snapshot, frame: renderer.framePosition - 1, sampleRate: 48000)
+        for k in 0..<engine.outCount {
+            let m = engine.outMessage(k)
+            precondition(m[0] & 0x80 != 0 && m[1] & 0x80 == 0 && m[2] & 0x80 == 0, "feedback \(m[0]) \(m[1]) \(m[2])")
+        }
     }
 }

@@ -2,6 +2,7 @@
 #define PARAMD_CJACK_SHIM_H
 #include <jack/jack.h>
 #include <jack/metadata.h>
+#include <jack/midiport.h>
 #include <jack/uuid.h>
 
 /// jack_client_open is variadic; Swift cannot call it. Opens with an explicit server name

@@ -10,7 +10,6 @@
 #include <sys/signalfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/timex.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -25,18 +24,30 @@ static inline int paramd_ppoll(struct pollfd *fds, nfds_t count, const struct ti
     return ppoll(fds, count, timeout, NULL);
 }
 
+/// The head of the kernel's `struct timex` (adjtimex(2)), declared here rather than through
+/// <sys/timex.h>: that header pulls in <sys/select.h>, whose fd_set under _GNU_SOURCE differs
+/// from the one in Swift's Glibc module, and clang can refuse the two definitions in one
+/// program. The members are the kernel's own types in its order, so the layout is the
+/// kernel's; `rest` covers the remaining fields with room to spare (208 bytes on LP64).
+struct paramd_timex {
+    unsigned int modes;
+    long offset, freq, maxerror, esterror;
+    int status;
+    long rest[32];
+};
+
 /// The kernel clock's discipline as adjtimex(2) reports it, read only (modes 0: no privilege
 /// needed). Returns adjtimex's clock state (TIME_ERROR, 5, when unsynchronised) or -1.
 static inline int paramd_adjtimex_read(int *status, long *maxerror, long *esterror) {
-    struct timex t = {0};
-    int rc = adjtimex(&t);
+    struct paramd_timex t = {0};
+    int rc = (int)syscall(SYS_adjtimex, &t);
     *status = t.status;
     *maxerror = t.maxerror;
     *esterror = t.esterror;
     return rc;
 }
 
-/// STA_UNSYNC (0x0040): the kernel clock is not synchronised.
-static const int paramd_sta_unsync = STA_UNSYNC;
+/// STA_UNSYNC (0x0040 in <linux/timex.h>): the kernel clock is not synchronised.
+static const int paramd_sta_unsync = 0x0040;
 
 #endif

@@ -51,6 +51,15 @@ final class JackClient {
         return port
     }
 
+    /// `jack_port_register` of a JACK MIDI port.
+    func registerMIDIPort(_ shortName: String, isInput: Bool) throws(JackToolError) -> OpaquePointer {
+        let flags = isInput ? JackPortIsInput : JackPortIsOutput
+        guard let port = jack_port_register(handle, shortName, JACK_DEFAULT_MIDI_TYPE, UInt(flags.rawValue), 0) else {
+            throw JackToolError(operation: "jack_port_register", detail: "cannot register MIDI port \(shortName)")
+        }
+        return port
+    }
+
     func activate() throws(JackToolError) {
         let result = jack_activate(handle)
         if result != 0 {

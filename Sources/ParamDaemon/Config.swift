@@ -76,6 +76,8 @@ struct ConfigFile: Equatable, Sendable {
     var parameterOrder: [String] = []
     /// The registry the tables make: the five of SPEC §3 as configured, then the declared ones.
     var registry = ParameterRegistry.builtIn
+    /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
+    var midi: [MIDIMappingConfig] = []
 
     static let settingKeys = ["port", "bind", "multicast-interface", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
@@ -120,7 +122,7 @@ struct ConfigFile: Equatable, Sendable {
 
         for key in table.keys.sorted(by: { lines.line(of: [$0]) ?? 0 < lines.line(of: [$1]) ?? 0 }) {
             guard let value = table[key] else { continue }
-            if !settingKeys.contains(key), let section = value.table {
+            if !settingKeys.contains(key) && key != "midi", let section = value.table {
                 // Any table whose name is not a setting is a parameter (SPEC §8).
                 file.parameters[key] = try reader.parameter(key, section)
                 file.parameterOrder.append(key)
@@ -191,6 +193,8 @@ struct ConfigFile: Equatable, Sendable {
                 let s = try reader.number(k, value)
                 guard s > 0, s.isFinite else { throw reader.error(k, "must be a positive number of seconds (got \(s))") }
                 file.subscriptionTtl = s
+            case "midi":
+                file.midi = try MIDIMappingConfig.parseAll(value, text: text, path: path)
             case "log-level":
                 let s = try reader.string(k, value)
                 guard let level = Logger.Level(rawValue: s) else {
@@ -202,6 +206,7 @@ struct ConfigFile: Equatable, Sendable {
             }
         }
         file.registry = try reader.registry(file.parameters, order: file.parameterOrder)
+        try MIDIMappingConfig.validate(file.midi, registry: file.registry, text: text, path: path)
         if let connectCV = file.connectCV {
             for name in connectCV.keys where file.registry.id(named: name).flatMap({ file.registry[$0].cv }) == nil {
                 throw reader.error(["connect-cv"], "'\(name)' has no CV port (declare it with cv = true)")

@@ -74,6 +74,7 @@ extension Daemon {
     /// it runs after every wake.
     func duties(now: Double) {
         adoptTargetUpdates()
+        midiDuties()
         if let suppressed = errorLog.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }

@@ -9,6 +9,10 @@ extension Daemon {
     /// the connections are made, and the first time paramd says it is ready.
     func connectToJack(now: Double) {
         life.nextRetry = now + Lifecycle.retryInterval
+        // A new renderer starts on the controller's targets with nothing in flight: both sides
+        // count command serials from 0 (before it runs, so a MIDI move in its first period is
+        // adopted). Nothing renders while parked, so a failed attempt loses nothing by it.
+        controller.restartSerials()
         let targets = controller
         let previous: Renderer
         do {

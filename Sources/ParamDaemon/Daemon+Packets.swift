@@ -84,6 +84,8 @@ extension Daemon {
             unsubscribe(message, replyingTo: channel)
         case .status, .params:
             query(message, route.action, replyingTo: channel)
+        case .midiLearn, .midiForget, .midiMap:
+            midiRequest(message, route.action, replyingTo: channel)
         default:
             let snapshot = audio.snapshot
             let result = controller.handle(message, route: route, start: start) { p in snapshot.loadDouble(2 * Int(p.rawValue)) }

@@ -65,7 +65,7 @@ extension Daemon {
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),
             ("dropped_packets", .int32(Int32(clamping: droppedPackets))),
             ("dropped_feedback", .int32(Int32(clamping: publisher.droppedFeedback.load(ordering: .relaxed)))),
-        ] + clockStatusPairs()
+        ] + clockStatusPairs() + midiStatusPairs
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }
 

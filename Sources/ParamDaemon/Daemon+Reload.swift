@@ -87,7 +87,9 @@ extension Daemon {
         applied.connectCV = new.connectCV
         applied.registry = registry
         applied.configPath = new.configPath
+        applied.midi = new.midi
         options = applied
+        midiConfigReloaded(from: old.midi)
         log.info("config reloaded from \(file == nil ? "(no file at \(path))" : path)")
     }
 }

@@ -16,6 +16,7 @@ extension Daemon {
         leaveMulticastGroups()
         publisher.stop()
         jack.release()
+        midi.engine.deallocate()  // no process callback runs it any more
         log.info("stopped")
         return 0
     }

@@ -12,12 +12,12 @@ extension Daemon {
             if now - since >= Lifecycle.saveDelay { saveState(now: now, atExit: false) }
             return
         }
-        if SavedState(controller) != life.lastSaved { life.unsavedSince = now }
+        if SavedState(controller, midi: midi.savedLearned) != life.lastSaved { life.unsavedSince = now }
     }
 
     func saveState(now: Double, atExit: Bool) {
         guard let store = life.store else { return }
-        let state = SavedState(controller)
+        let state = SavedState(controller, midi: midi.savedLearned)
         if !atExit && state == life.lastSaved {
             life.unsavedSince = nil
             return

@@ -29,6 +29,8 @@ final class Daemon {
     let publisher: Publisher
     /// Other threads hand work to the control thread here, and wake it.
     let inbox = Inbox()
+    /// MIDI mappings, learn, and the engine the process callback runs (Daemon+MIDI.swift).
+    let midi = MIDIControl()
     /// The audio side as the control thread sees it: the command ring's producer end, the
     /// target-update ring, the snapshot and the counters of the renderer in use. Never the
     /// renderer itself. Replaced when paramd reconnects to JACK with a new renderer.
@@ -107,11 +109,12 @@ final class Daemon {
         let server = options.serverName(environment: ProcessInfo.processInfo.environment)
         let parked = Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) })
         let wake = FeedbackWake()
-        jack = JackSession(name: options.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd)
+        jack = JackSession(name: options.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
                               maxSubscribers: options.maxSubscribers, timeToLive: options.subscriptionTtl,
                               registry: starting.registry, log: log)
+        startMIDI()
     }
 
     var listening: String {

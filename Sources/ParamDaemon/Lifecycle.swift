@@ -13,6 +13,8 @@ struct Lifecycle {
 
     /// The state as last written (or as restored), and since when the model differs from it.
     var lastSaved: SavedState?
+    /// The learned MIDI mappings the state file held at start (SPEC §10).
+    var restoredMIDI: [SavedMIDIMapping] = []
     var unsavedSince: Double?
     var saveError: String?
 
@@ -62,6 +64,7 @@ struct Lifecycle {
                 log.info("no saved state yet at \(store.path)")
             case .restored(let state):
                 restored = state
+                restoredMIDI = state.midi ?? []
                 log.info("state restored from \(store.path)")
             case .damaged(let reason, let aside):
                 let where_ = aside.map { "set aside as \($0)" } ?? "could not be set aside"

@@ -37,6 +37,16 @@ struct Options: ParsableCommand {
               cv = true
               send = { url = "osc.udp://127.0.0.1:57110/n_set", args = [1000, "cutoff", "$value"] }
 
+            MIDI controllers on the JACK MIDI port midi_in drive any parameter, each
+            step a 20 ms animation from the event's own frame; feedback = true sends
+            the moving value back on midi_out; /midi/learn s NAME binds what moves next:
+
+              [[midi]]
+              param = "volume"
+              cc = 7                # or cc14 = [7, 39], nrpn = 1024, pitchbend = true
+              domain = "db"
+              feedback = true
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:

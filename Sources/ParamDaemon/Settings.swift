@@ -30,6 +30,8 @@ struct Settings: Equatable, Sendable {
     var registry = ParameterRegistry.builtIn
     /// `--connect-cv` over `connect-cv`: parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
+    /// `[[midi]]` mappings from the config file (SPEC §10).
+    var midi: [MIDIMappingConfig] = []
 
     /// Merges `options` (which win) over `file` over the defaults.
     init(options: Options, file: ConfigFile?, configPath: String?, environment: [String: String]) {
@@ -52,6 +54,7 @@ struct Settings: Equatable, Sendable {
         if let v = options.subscriptionTtl ?? file.subscriptionTtl { subscriptionTtl = v }
         if let v = options.logLevel ?? file.logLevel { logLevel = v }
         registry = file.registry
+        midi = file.midi
         connectCV = options.connectCV.map(Self.parseCVConnections) ?? file.connectCV ?? [:]
     }
 

@@ -21,9 +21,13 @@ struct SavedState: Codable, Equatable, Sendable {
     static let currentVersion = 1
     var version = SavedState.currentVersion
     var parameters: [String: Parameter]
+    /// MIDI mappings made with `/midi/learn` (SPEC §10); absent in files written before them.
+    var midi: [SavedMIDIMapping]?
 
-    /// Every parameter of the controller's registry, built-in and declared, by name.
-    init(_ controller: Controller) {
+    /// Every parameter of the controller's registry, built-in and declared, by name, and the
+    /// learned MIDI mappings.
+    init(_ controller: Controller, midi: [SavedMIDIMapping] = []) {
+        self.midi = midi.isEmpty ? nil : midi
         var parameters: [String: Parameter] = [:]
         for p in controller.registry.ids {
             let action = controller.defaultAction(p)
@@ -59,7 +63,7 @@ struct SavedState: Codable, Equatable, Sendable {
                 return "\(name): \(error.description)"
             }
         }
-        return nil
+        return nil  // a learned MIDI mapping that cannot be used is left out at start, with a warning
     }
 }
 

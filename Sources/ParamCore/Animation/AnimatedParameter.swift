@@ -70,6 +70,10 @@ public struct AnimatedParameter: Sendable {
         self.init(id: id, minimum: spec.minimum, maximum: spec.maximum, value: value)
     }
 
+    /// Realtime-safe. Keeps the serial a parameter had when its slot is set up again.
+    @inline(__always)
+    mutating func restore(serial: UInt32) { self.serial = serial }
+
     /// Realtime-safe. Clamps to the range; NaN becomes the minimum.
     @inlinable @inline(__always)
     func clamp(_ v: Double) -> Double {

@@ -84,6 +84,13 @@ public struct Controller: Sendable {
         if serials[k] == update.serial { targets[k] = update.value }
     }
 
+    /// Control thread. A new renderer starts on these targets with no command in flight (a JACK
+    /// connection): both sides count serials from 0 again, so the targets the audio side sets
+    /// itself (MIDI, `TargetUpdate` with the parameter's serial) are adopted from the start.
+    public mutating func restartSerials() {
+        for k in serials.indices { serials[k] = 0 }
+    }
+
     /// Control thread. Handles a parameter route (everything but subscriptions, queries and
     /// `/ping`, which the daemon owns). `start` is the time of the bundle the message came in
     /// (`.immediately` outside a bundle). `sounding` reads the value sounding now.

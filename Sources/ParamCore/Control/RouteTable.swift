@@ -25,6 +25,10 @@ public enum RouteAction: Sendable, Equatable {
     case status
     /// `/params` — one `/param` reply per parameter.
     case params
+    /// `/midi/learn param [kind]`, `/midi/forget param`, `/midi/map` (SPEC §10, docs/MIDI.md).
+    case midiLearn
+    case midiForget
+    case midiMap
 }
 
 /// One OSC address of paramd's address space.
@@ -97,6 +101,12 @@ public struct RouteTable: Sendable {
                   summary: "reply /status with name/value pairs (sample_rate, buffer_size, jack, xruns, …)"),
             Route(address: "/params", action: .params, arguments: "",
                   summary: "reply /param s name f min f max f value f target s unit f duration s curve, per parameter"),
+            Route(address: "/midi/learn", action: .midiLearn, arguments: "param [kind]",
+                  summary: "bind the next MIDI controller that moves (cc, cc14, nrpn or pitchbend) to param"),
+            Route(address: "/midi/forget", action: .midiForget, arguments: "param",
+                  summary: "drop the learned MIDI mappings of param"),
+            Route(address: "/midi/map", action: .midiMap, arguments: "",
+                  summary: "reply /midi/mapping per MIDI mapping, then /midi/map/end i count"),
         ]
         return routes
     }

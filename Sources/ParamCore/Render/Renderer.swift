@@ -53,6 +53,9 @@ struct ScheduledCommand: BitwiseCopyable {
     var time: OSCTimeTag
     /// Arrival order: commands due on the same frame apply in the order they were sent.
     var sequence: UInt64
+    /// Started by the audio thread itself (a MIDI controller, `LocalAnimation`), not sent by
+    /// the control side: it keeps the parameter's serial and reports its target back.
+    var local = false
 }
 
 /// The signal path of SPEC §2 and the five animated parameters, rendered over raw buffers.
@@ -102,6 +105,9 @@ public struct Renderer: @unchecked Sendable {
     @usableFromInline let schedule: UnsafeMutablePointer<ScheduledCommand>
     @usableFromInline var scheduled = 0
     @usableFromInline var sequence: UInt64 = 0
+    /// Parameters (bits by slot) whose target a local animation set this period: their targets
+    /// go to the control side at the period's end, one update each however many there were.
+    @usableFromInline var localTargets: (UInt64, UInt64) = (0, 0)
 
     var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters) }
 
@@ -197,7 +203,8 @@ public struct Renderer: @unchecked Sendable {
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
-                                reportValues: Bool = true) {
+                                reportValues: Bool = true,
+                                local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0) {
         followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)
@@ -206,6 +213,7 @@ public struct Renderer: @unchecked Sendable {
         resolveTimes(periodStart: start, periodEnd: end)
         applyDue(atFrame: start)
         drainCommands(periodStart: start, periodEnd: end)
+        if let local, localCount > 0 { scheduleLocal(local, count: localCount, periodStart: start, periodEnd: end) }
         var i = 0
         while i < ParameterID.builtInCount {
             params[i].movedThisPeriod = false
@@ -397,7 +405,15 @@ public struct Renderer: @unchecked Sendable {
         let serial = entry.timed.serial
         switch entry.timed.payload {
         case .animate(let p, let spec):
-            params[Int(p.rawValue)].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+            if entry.local {
+                // The parameter keeps the serial of the last command the control side sent, so
+                // the control side adopts this target unless a newer command is on its way.
+                guard isRendered(p) else { return }
+                params[Int(p.rawValue)].start(spec, atFrame: frame, sampleRate: rate, serial: params[Int(p.rawValue)].serial, reporter: reporter)
+                if p.index < 64 { localTargets.0 |= 1 << UInt64(p.index) } else { localTargets.1 |= 1 << UInt64(p.index &- 64) }
+            } else {
+                params[Int(p.rawValue)].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+            }
         case .keyframes(let p, let slot):
             params[Int(p.rawValue)].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
             commands.release(slot)
@@ -427,6 +443,59 @@ public struct Renderer: @unchecked Sendable {
         }
     }
 
+    /// Realtime-safe. Animations the audio thread starts itself (MIDI, SPEC §10), each at frame
+    /// `offset` of this period: after the commands drained from the ring (so a controller moved
+    /// in this period wins over a message that arrived before it), in the schedule like any
+    /// command due mid-period. With the schedule full, one starts at once rather than never.
+    @_noLocks
+    mutating func scheduleLocal(_ local: UnsafePointer<LocalAnimation>, count: Int, periodStart: UInt64, periodEnd: UInt64) {
+        var i = 0
+        while i < count {
+            let a = local[i]
+            i &+= 1
+            let offset = a.offset < 0 ? 0 : a.offset
+            var frame = periodStart &+ UInt64(offset)
+            if frame >= periodEnd { frame = periodEnd &- 1 }
+            let timed = QueuedCommand(payload: .animate(a.parameter, a.spec), start: .immediately, delaySeconds: 0, serial: 0)
+            var entry = ScheduledCommand(timed: timed, frame: frame, waitsForTime: false, time: 0, sequence: sequence, local: true)
+            sequence &+= 1
+            if frame <= periodStart || scheduled >= Self.scheduleCapacity {
+                entry.frame = periodStart
+                apply(entry, atFrame: periodStart)
+                continue
+            }
+            schedule[scheduled] = entry
+            scheduled &+= 1
+        }
+    }
+
+    /// Realtime-safe. Whether slot `p` is rendered now (a built-in, or declared in this renderer).
+    @_noLocks
+    func isRendered(_ p: ParameterID) -> Bool {
+        if p.isBuiltIn { return true }
+        var i = 0
+        while i < declaredCount {
+            if declared[i] == p { return true }
+            i &+= 1
+        }
+        return false
+    }
+
+    /// Realtime-safe. The targets local animations set this period, to the control side (one
+    /// `TargetUpdate` per parameter, with the serial it keeps).
+    @_noLocks
+    mutating func reportLocalTargets() {
+        var k = 0
+        while k < ParameterRegistry.capacity && k < 128 {
+            let bit = k < 64 ? (localTargets.0 >> UInt64(k)) & 1 : (localTargets.1 >> UInt64(k &- 64)) & 1
+            if bit != 0 && isRendered(ParameterID(index: k)) {
+                reporter.targetMoved(ParameterID(index: k), to: params[k].target, serial: params[k].serial)
+            }
+            k &+= 1
+        }
+        localTargets = (0, 0)
+    }
+
     /// Realtime-safe. A declared parameter arrives in (or changes in) slot `p` at `frame`.
     @_noLocks
     mutating func declare(_ p: ParameterID, _ setup: SlotSetup, atFrame frame: UInt64) {
@@ -438,7 +507,9 @@ public struct Renderer: @unchecked Sendable {
             i &+= 1
         }
         var value = setup.value
+        var serial: UInt32 = 0
         if present {
+            serial = params[p.index].serial
             value = params[p.index].interruptAll(atFrame: frame, reporter: reporter)
         } else {
             guard declaredCount < ParameterRegistry.maximumDeclared else { return }
@@ -446,6 +517,7 @@ public struct Renderer: @unchecked Sendable {
             declaredCount &+= 1
         }
         (params + p.index).initialize(to: AnimatedParameter(id: p, minimum: setup.minimum, maximum: setup.maximum, value: value))
+        params[p.index].restore(serial: serial)  // the control side keeps it too (local targets match on it)
         outputs[p.index] = setup.output
         snapshot.storeDouble(2 * p.index, params[p.index].value)
         snapshot.storeDouble(2 * p.index + 1, params[p.index].target)
@@ -629,6 +701,7 @@ public struct Renderer: @unchecked Sendable {
     @_noLocks
     mutating func finishPeriod(reportValues: Bool) {
         counters.add(RenderCounter.periods.rawValue, 1)
+        if localTargets.0 | localTargets.1 != 0 { reportLocalTargets() }
         var animating: UInt64 = 0
         var values: UInt64 = 0
         var n = 0

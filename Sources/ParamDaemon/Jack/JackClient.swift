@@ -31,7 +31,7 @@ final class JackClient {
     /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
     /// `controlWake` (an eventfd) the control loop when the server goes away.
     init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, controlWake: Int32,
-         makeRenderer: (Double) -> Renderer) throws(JackError) {
+         midi: MIDIEngine, makeRenderer: (Double) -> Renderer) throws(JackError) {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
             let noServer = status.rawValue & JackServerFailed.rawValue != 0
@@ -53,6 +53,12 @@ final class JackClient {
         let in2 = try register("in_2", JackPortIsInput)
         let out1 = try register("out_1", JackPortIsOutput)
         let out2 = try register("out_2", JackPortIsOutput)
+        // JACK MIDI (SPEC §10): controllers in, feedback (motor faders) out.
+        guard let midiIn = jack_port_register(client, "midi_in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0),
+              let midiOut = jack_port_register(client, "midi_out", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
+            jack_client_close(client)
+            throw JackError(operation: "port register midi_in/midi_out", code: -1)
+        }
         // CV ports (SPEC §8.1), one per parameter with `cv`, registered before activation.
         let capacity = ParameterRegistry.capacity
         let cvPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
@@ -84,13 +90,15 @@ final class JackClient {
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
                                               threadID: AtomicCells(count: 1), controlWake: controlWake,
-                                              cvPorts: cvPorts, cvBuffers: cvBuffers))
+                                              cvPorts: cvPorts, cvBuffers: cvBuffers,
+                                              midiIn: midiIn, midiOut: midiOut, midi: midi))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
         // Pretty names for patchbays that read JACK metadata (qjackctl, Carla, Ardour).
         for (port, pretty) in [(in1, "paramd input 1"), (in2, "paramd input 2"),
-                               (out1, "paramd output 1 (left)"), (out2, "paramd output 2 (right)")] {
+                               (out1, "paramd output 1 (left)"), (out2, "paramd output 2 (right)"),
+                               (midiIn, "paramd MIDI in (controllers)"), (midiOut, "paramd MIDI out (feedback)")] {
             _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), pretty, nil)
         }
         // CV ports say so, for CV-aware hosts (Carla, Ardour) and patchbays.

@@ -28,8 +28,11 @@ final class JackSession {
     private var lastBufferSize = 0
     private let wake: FeedbackWake
     private let controlWake: Int32
+    /// The MIDI engine every client's process callback runs (it outlives the connections).
+    private let midi: MIDIEngine
 
-    init(name: String, server: String?, parking renderer: Renderer, wake: FeedbackWake, controlWake: Int32) {
+    init(name: String, server: String?, parking renderer: Renderer, wake: FeedbackWake, controlWake: Int32, midi: MIDIEngine) {
+        self.midi = midi
         requestedName = name
         self.server = server
         parked = renderer
@@ -62,7 +65,7 @@ final class JackSession {
         precondition(client == nil, "already connected")
         JackEvents.shared.serverGone.store(false, ordering: .relaxed)  // no client is left to set it
         let fresh = try JackClient(name: requestedName, server: server, registry: registry, wake: wake,
-                                   controlWake: controlWake, makeRenderer: makeRenderer)
+                                   controlWake: controlWake, midi: midi, makeRenderer: makeRenderer)
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()
         do {

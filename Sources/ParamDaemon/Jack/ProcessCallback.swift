@@ -33,6 +33,11 @@ struct ProcessContext {
     /// buffers by slot (nil: no port in use).
     let cvPorts: UnsafeMutablePointer<OpaquePointer?>
     let cvBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    /// JACK MIDI `midi_in` and `midi_out` (SPEC §10), and the MIDI engine: mappings, their
+    /// running state and one period's buffers, allocated once by the daemon (Jack/MIDIProcess.swift).
+    let midiIn: OpaquePointer
+    let midiOut: OpaquePointer
+    let midi: MIDIEngine
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -78,6 +83,8 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         }
         n &+= 1
     }
+    let midi = context.pointee.midi
+    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
@@ -89,7 +96,11 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         out1: o1.assumingMemoryBound(to: Float.self),
         out2: o2.assumingMemoryBound(to: Float.self),
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
-        reportValues: wake.valuesWanted())
+        reportValues: wake.valuesWanted(),
+        local: UnsafePointer(midi.local), localCount: midi.localCount)
+    writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
+              snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
+              sampleRate: context.pointee.renderer.sampleRate)
     wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
                       values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)
     return 0

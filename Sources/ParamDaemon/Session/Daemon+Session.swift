@@ -37,7 +37,7 @@ extension Daemon {
     func trackSessionState() -> Bool {
         guard let nsm else { return false }
         life.unsavedSince = nil
-        carryOutSession(nsm.machine.changed(dirty: SavedState(controller) != life.lastSaved))
+        carryOutSession(nsm.machine.changed(dirty: SavedState(controller, midi: midi.savedLearned) != life.lastSaved))
         return true
     }
 
@@ -60,7 +60,7 @@ extension Daemon {
         guard let nsm else { return [] }
         guard let store = life.store else { return nsm.machine.saveFailed("paramd keeps no state") }
         adoptTargetUpdates()
-        let state = SavedState(controller)
+        let state = SavedState(controller, midi: midi.savedLearned)
         do {
             try store.save(state)
         } catch {

@@ -9,7 +9,8 @@ import Glibc
 /// The compiler proves the audio path with @_noLocks; this proves the running process: an
 /// LD_PRELOAD shim counts allocations made inside paramd's JACK process callback while it
 /// renders animations on every parameter — the five, and declared ones with CV ports and values
-/// sent on (SPEC §8) — and answers OSC.
+/// sent on (SPEC §8) — answers OSC, and reads JACK MIDI into animations and writes feedback
+/// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way).
 @Suite(.serialized, .jackServer(rate: 48000, period: 64))
 struct AllocationTests {
     @Test func theLiveJackThreadAllocatesNothingWhileParamdAnimatesAndAnswersOSC() async throws {
@@ -40,10 +41,51 @@ struct AllocationTests {
 
             [pan]
             cv = true
+
+            [[midi]]
+            param = "volume"
+            cc = 7
+            feedback = true
+
+            [[midi]]
+            param = "cutoff"
+            cc14 = [1, 33]
+            feedback = true
+
+            [[midi]]
+            param = "fader"
+            nrpn = 1024
+            channel = 2
+            feedback = true
+
+            [[midi]]
+            param = "pan"
+            pitchbend = true
+            feedback = true
+
+            [[midi]]
+            param = "tone"
+            note-velocity = true
+
+            [[midi]]
+            note = "frequency"
             """)
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
                                                    environment: try Binaries.allocShimEnvironment(report: report).merging(home.environment) { $1 })
         let feeder = try await JackTool.feed(server: server, name: "feeder-alloc", connect: ["paramd-alloc:in_1", "paramd-alloc:in_2"], value: 0.5)
+        // MIDI through the run: every kind of mapping, some events sharing a frame.
+        var events: [(period: Int, offset: Int, bytes: [UInt8])] = []
+        for k in stride(from: 0, to: 1600, by: 2) {
+            let v = UInt8(k / 2 % 128)
+            events.append((k, k % 64, [0xB0, 7, v]))
+            if k % 4 == 0 { events += [(k, 5, [0xB0, 1, v]), (k, 5, [0xB0, 33, 127 - v])] }
+            if k % 8 == 0 { events += [(k, 9, [0xB1, 99, 8]), (k, 9, [0xB1, 98, 0]), (k, 10, [0xB1, 6, v]), (k, 11, [0xB1, 38, v])] }
+            if k % 6 == 0 { events.append((k, 20, [0xE0, v, 127 - v])) }
+            if k % 16 == 0 { events += [(k, 30, [0x90, 40 + v % 40, 1 + v % 100]), (k + 1, 30, [0x80, 40 + v % 40, 0])] }
+            if k % 10 == 0 { events.append((k, 40, [0xB3, 74, v])) }  // unmapped: what the learn below binds
+        }
+        let midiIn = try await JackTool.midi(server: server, connect: ["paramd-alloc:midi_in"], send: events)
+        let midiOut = try await JackTool.midi(server: server, record: ["paramd-alloc:midi_out"])
         let client = try OSCClient(port: paramd.port)
         try client.send("/subscribe", [.string("/*"), .float32(0)])
         let curves = ["linear", "easeIn", "easeOut", "easeInEaseOut", "default", "cubic-bezier(0.1,0.7,0.9,0.2)"]
@@ -74,12 +116,19 @@ struct AllocationTests {
             ]))
             try client.send("/cutoff/keyframes", [.float32(0.05), .float32(100), .float32(5000), .float32(300)])
             if round % 10 == 9 { try client.send("/stop") }
+            if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
+            if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }
             try await Task.sleep(for: .milliseconds(25))
             _ = client.socket.drain()
             forwarded += sink.socket.drain().count
         }
+        let sent = try await midiIn.stop()
+        let fed = try await midiOut.stop()
         try await feeder.stop()
         #expect(try await paramd.stop() == .exited(0))
+        TestLog.write("MIDI while the counter ran: \(sent.sent.count) events sent into midi_in, \(fed.received.count) feedback messages out of midi_out")
+        #expect(sent.sent.count > 1000, "MIDI in was busy: \(sent.sent.count)")
+        #expect(fed.received.count > 100, "feedback was busy: \(fed.received.count)")
         let counted = try AllocationReport.load(report)
         TestLog.write("allocations on the JACK process thread: \(counted)")
         #expect(counted.processCalls > 1000, "the callback ran: \(counted)")

@@ -17,7 +17,9 @@ struct QueryTests {
         let names = stride(from: 0, to: status.arguments.count, by: 2).map { status.arguments[$0].stringValue ?? "?" }
         #expect(Array(names.prefix(12)) == ["sample_rate", "buffer_size", "jack", "xruns", "dsp_load", "animations",
                                             "subscribers", "dropped", "late", "errors", "uptime", "wakeups_per_s"])
-        #expect(Array(names.dropFirst(12)) == ["malformed", "dropped_commands", "dropped_events", "dropped_packets", "dropped_feedback"])
+        #expect(Array(names.dropFirst(12)) == ["malformed", "dropped_commands", "dropped_events", "dropped_packets", "dropped_feedback",
+                                               "clock_synced", "clock_error_us", "clock_jitter_us",
+                                               "midi_received", "midi_started", "midi_feedback", "midi_dropped"])
         let s = status.statusPairs
         #expect(s["sample_rate"] == .int32(48000))
         #expect(s["buffer_size"] == .int32(256))

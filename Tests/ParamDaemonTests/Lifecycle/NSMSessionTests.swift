@@ -61,7 +61,7 @@ struct NSMSessionTests {
         let stoppedFor = ContinuousClock.now - stoppedAt
         TestLog.write("NSM open answered \((stoppedAt - openSent).milliseconds) ms after it was sent: \(reply.arguments); paramd stopped \(stoppedFor.milliseconds) ms to list the ports")
         #expect(reply.address == NSM.reply, "\(reply.arguments)")
-        #expect(portsAtReply == ["in_1", "in_2", "out_1", "out_2"].map { "\(clientID):\($0)" },
+        #expect(portsAtReply == ["in_1", "in_2", "midi_in", "midi_out", "out_1", "out_2"].map { "\(clientID):\($0)" },
                 "the JACK client is named by client_id and its ports exist at the reply: \(portsAtReply)")
         #expect(FileManager.default.fileExists(atPath: folder + "/config.toml"), "the session folder, with a commented config")
         #expect(!FileManager.default.fileExists(atPath: folder + "/state.json"), "no state until the session is saved")
@@ -161,7 +161,7 @@ struct NSMSessionTests {
         // It still waits: a good open works.
         try nsm.open(path: base + "/paramd.nGOOD", clientID: "paramd.nGOOD")
         #expect(try await nsm.expectAnswer(to: NSM.open).address == NSM.reply)
-        #expect(try await clientPorts(server, "paramd.nGOOD").count == 4)
+        #expect(try await clientPorts(server, "paramd.nGOOD").count == 6)
         // A second session is refused: paramd does not announce :switch:.
         try nsm.open(path: base + "/paramd.nOTHER", clientID: "paramd.nOTHER")
         let switched = try await nsm.expectAnswer(to: NSM.open)
@@ -193,7 +193,7 @@ struct NSMSessionTests {
             if let url { environment["NSM_URL"] = url }
             let paramd = try await ParamdProcess.start(server: server, name: label, environment: environment)
             // As always: the JACK client at start, named by --name, state on the timer.
-            #expect(try await clientPorts(server, label).count == 4)
+            #expect(try await clientPorts(server, label).count == 6)
             let sockets = udpSockets(of: paramd.process.pid)
             #expect(!sockets.isEmpty && sockets.allSatisfy { $0.port == paramd.port }, "only the OSC sockets: \(sockets)")
             let client = try OSCClient(port: paramd.port)

@@ -1,0 +1,218 @@
+import ArgumentParser
+import CJack
+import Foundation
+import Synchronization
+
+/// One MIDI event to send: in period `period` after the ports are connected, at `offset`.
+struct ScheduledMIDI {
+    var period: Int
+    var offset: UInt32
+    var bytes: (UInt8, UInt8, UInt8)
+    var count: Int
+}
+
+/// One MIDI event seen in a process cycle: the cycle's `jack_last_frame_time`, its length, the
+/// event's offset in it, and up to three bytes.
+struct StampedMIDI {
+    var stamp: UInt32 = 0
+    var nframes: UInt32 = 0
+    var offset: UInt32 = 0
+    var count: UInt8 = 0
+    var bytes: (UInt8, UInt8, UInt8) = (0, 0, 0)
+}
+
+/// What the midi process callback owns, preallocated before activation.
+struct MIDIToolState: ~Copyable {
+    let client: OpaquePointer
+    let output: OpaquePointer?
+    let input: OpaquePointer?
+    let events: UnsafeMutablePointer<ScheduledMIDI>
+    let eventCount: Int
+    /// Sent events with their cycles, and received ones.
+    let sent: UnsafeMutablePointer<StampedMIDI>
+    let received: UnsafeMutablePointer<StampedMIDI>
+    let receivedCapacity: Int
+    var sentCount = 0
+    var receivedCount = 0
+    var period = 0
+    var next = 0
+    let armed = Atomic<Bool>(false)
+    let allSent = Atomic<Bool>(false)
+}
+
+/// Sends the scheduled events at their periods and offsets and records what arrives, each with
+/// the cycle's frame time. Realtime-safe.
+@_noLocks
+func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: MIDIToolState.self)
+    let client = state.pointee.client
+    if let output = state.pointee.output {
+        let buffer = _unsafePerformance { jack_port_get_buffer(output, nframes) }
+        if let buffer { _unsafePerformance { jack_midi_clear_buffer(buffer) } }
+        if state.pointee.armed.load(ordering: .acquiring), let buffer {
+            let stamp = _unsafePerformance { jack_last_frame_time(client) }
+            let period = state.pointee.period
+            while state.pointee.next < state.pointee.eventCount && state.pointee.events[state.pointee.next].period <= period {
+                let e = state.pointee.events[state.pointee.next]
+                state.pointee.next += 1
+                let offset = e.offset < nframes ? e.offset : nframes &- 1
+                var bytes = e.bytes
+                let rc = withUnsafeMutableBytes(of: &bytes) { raw in
+                    _unsafePerformance { jack_midi_event_write(buffer, offset, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), e.count) }
+                }
+                if rc == 0 {
+                    state.pointee.sent[state.pointee.sentCount] = StampedMIDI(stamp: stamp, nframes: nframes, offset: offset,
+                                                                              count: UInt8(e.count), bytes: e.bytes)
+                    state.pointee.sentCount += 1
+                }
+            }
+            state.pointee.period = period + 1
+            if state.pointee.next >= state.pointee.eventCount { state.pointee.allSent.store(true, ordering: .releasing) }
+        }
+    }
+    if let input = state.pointee.input, state.pointee.armed.load(ordering: .acquiring) {
+        let buffer = _unsafePerformance { jack_port_get_buffer(input, nframes) }
+        if let buffer {
+            let stamp = _unsafePerformance { jack_last_frame_time(client) }
+            let count = _unsafePerformance { jack_midi_get_event_count(buffer) }
+            var event = jack_midi_event_t()
+            var i: UInt32 = 0
+            while i < count && state.pointee.receivedCount < state.pointee.receivedCapacity {
+                let rc = _unsafePerformance { jack_midi_event_get(&event, buffer, i) }
+                i += 1
+                guard rc == 0, let data = event.buffer else { continue }
+                var s = StampedMIDI(stamp: stamp, nframes: nframes, offset: event.time, count: UInt8(min(event.size, 3)))
+                if event.size > 0 { s.bytes.0 = data[0] }
+                if event.size > 1 { s.bytes.1 = data[1] }
+                if event.size > 2 { s.bytes.2 = data[2] }
+                state.pointee.received[state.pointee.receivedCount] = s
+                state.pointee.receivedCount += 1
+            }
+        }
+    }
+    return 0
+}
+
+extension JackTool {
+    struct Midi: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send MIDI events at given periods and offsets, and record MIDI events with their frames.",
+            discussion: """
+                Prints 'ready' once its ports are connected and 'sent' once every --send event is written. \
+                Period 0 is the first cycle after 'ready'. On SIGTERM/SIGINT writes FILE (--output) as JSON: \
+                sampleRate, bufferSize, sent and received, each a list of [stamp, nframes, offset, byte…] where \
+                stamp is the cycle's jack_last_frame_time.
+                """)
+
+        @Option(help: "JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).")
+        var server: String?
+        @Option(help: "JACK client name.") var name = "midi"
+        @Option(help: "Ports our midi_out connects to, comma-separated.") var connect: [String] = []
+        @Option(help: "Ports to connect to our midi_in, comma-separated; midi_in records whatever arrives.") var record: [String] = []
+        @Option(help: "An event: PERIOD:OFFSET:HEX,HEX[,HEX] (e.g. 10:100:b0,07,40); repeat for more.")
+        var send: [String] = []
+        @Option(help: "Where to write what was sent and received (JSON).") var output: String?
+
+        func run() throws {
+            var events: [ScheduledMIDI] = []
+            for text in send {
+                let parts = text.split(separator: ":")
+                guard parts.count == 3, let period = Int(parts[0]), period >= 0, let offset = UInt32(parts[1]) else {
+                    throw ValidationError("--send takes PERIOD:OFFSET:HEX,HEX[,HEX] (got '\(text)')")
+                }
+                let bytes = parts[2].split(separator: ",").compactMap { UInt8($0, radix: 16) }
+                guard (1...3).contains(bytes.count) else { throw ValidationError("--send: one to three hex bytes (got '\(text)')") }
+                events.append(ScheduledMIDI(period: period, offset: offset,
+                                            bytes: (bytes[0], bytes.count > 1 ? bytes[1] : 0, bytes.count > 2 ? bytes[2] : 0),
+                                            count: bytes.count))
+            }
+            events.sort { ($0.period, $0.offset) < ($1.period, $1.offset) }
+            do {
+                let status = try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
+                                         events: events, output: output)
+                if status != 0 { throw ExitCode(status) }
+            } catch let error as JackToolError {
+                log("error: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+func runMIDI(server: String?, name: String, targets: [String], sources: [String], events: [ScheduledMIDI],
+             output: String?) throws(JackToolError) -> Int32 {
+    Signals.block()
+    let client = try JackClient(name: name, server: server)
+    defer { client.close() }
+    // Both ports always: others may connect to midi_in themselves (it records what arrives).
+    let out: OpaquePointer? = try client.registerMIDIPort("midi_out", isInput: false)
+    let input: OpaquePointer? = try client.registerMIDIPort("midi_in", isInput: true)
+    let scheduled = UnsafeMutablePointer<ScheduledMIDI>.allocate(capacity: max(events.count, 1))
+    for (i, e) in events.enumerated() { (scheduled + i).initialize(to: e) }
+    let capacity = 1 << 16
+    let sent = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: max(events.count, 1))
+    sent.initialize(repeating: StampedMIDI(), count: max(events.count, 1))
+    let received = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: capacity)
+    received.initialize(repeating: StampedMIDI(), count: capacity)
+    let state = UnsafeMutablePointer<MIDIToolState>.allocate(capacity: 1)
+    state.initialize(to: MIDIToolState(client: client.handle, output: out, input: input, events: scheduled,
+                                       eventCount: events.count, sent: sent, received: received, receivedCapacity: capacity))
+    defer {
+        state.deinitialize(count: 1)
+        state.deallocate()
+        scheduled.deallocate()
+        sent.deallocate()
+        received.deallocate()
+    }
+    jack_set_process_callback(client.handle, midiToolProcess, state)
+    jack_on_shutdown(client.handle, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    try client.activate()
+    if let out {
+        for target in targets { try client.connect(from: JackClient.portName(out), to: target) }
+    }
+    if let input {
+        for source in sources { try client.connect(from: source, to: JackClient.portName(input)) }
+    }
+    state.pointee.armed.store(true, ordering: .releasing)
+    log("\(client.name): MIDI to \(targets.joined(separator: ",")), from \(sources.joined(separator: ",")), \(events.count) event(s) to send, at \(client.sampleRate) Hz, \(client.bufferSize) frames")
+    printNow("ready")
+    var announced = events.isEmpty
+    if announced { printNow("sent") }
+    var reason = Signals.Reason.condition
+    while true {
+        reason = Signals.wait(until: { !announced && state.pointee.allSent.load(ordering: .acquiring) })
+        if reason == .condition {
+            announced = true
+            printNow("sent")
+            continue
+        }
+        break
+    }
+    client.deactivate()
+    if let output {
+        func list(_ p: UnsafeMutablePointer<StampedMIDI>, _ n: Int) -> String {
+            (0..<n).map { i in
+                let e = p[i]
+                let bytes = [e.bytes.0, e.bytes.1, e.bytes.2].prefix(Int(e.count)).map(String.init)
+                return "[" + ([String(e.stamp), String(e.nframes), String(e.offset)] + bytes).joined(separator: ",") + "]"
+            }.joined(separator: ",")
+        }
+        var json = "{\"sampleRate\":\(client.sampleRate),\"bufferSize\":\(client.bufferSize),"
+        json += "\"xruns\":\(xrunCount.load(ordering: .relaxed)),"
+        json += "\"sent\":[\(list(sent, state.pointee.sentCount))],"
+        json += "\"received\":[\(list(received, state.pointee.receivedCount))]}\n"
+        do {
+            try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw JackToolError(operation: "write \(output)", detail: "\(error)")
+        }
+        log("wrote \(state.pointee.sentCount) sent and \(state.pointee.receivedCount) received event(s) to \(output)")
+    }
+    if reason == .serverWentAway {
+        log("the JACK server went away")
+        return 1
+    }
+    return 0
+}

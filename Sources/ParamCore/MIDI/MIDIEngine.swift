@@ -1,0 +1,450 @@
+import Synchronization
+
+/// An animation the audio thread starts itself, at frame `offset` of the period being rendered
+/// (a MIDI controller moved: SPEC §10). It goes straight into the renderer's schedule, never
+/// through the command ring.
+public struct LocalAnimation: Sendable, BitwiseCopyable {
+    public var parameter: ParameterID
+    public var spec: AnimationSpec
+    public var offset: Int
+
+    public init(parameter: ParameterID, spec: AnimationSpec, offset: Int) {
+        self.parameter = parameter
+        self.spec = spec
+        self.offset = offset
+    }
+}
+
+/// A controller that moved, as `/midi/learn` hears it: the audio thread reports these while a
+/// learn waits (and only then), through a small ring.
+public struct MIDIControllerEvent: Sendable, BitwiseCopyable, Equatable {
+    /// `.cc` (any controller not part of an NRPN sequence), `.nrpn` or `.pitchBend`.
+    public var kind: MIDIKind
+    /// 1…16.
+    public var channel: UInt8
+    /// The controller or NRPN number (0 for pitch bend).
+    public var number: UInt16
+    /// 0…127 for a CC, 0…16383 otherwise.
+    public var value: UInt16
+
+    public init(kind: MIDIKind, channel: UInt8, number: UInt16, value: UInt16) {
+        self.kind = kind
+        self.channel = channel
+        self.number = number
+        self.value = value
+    }
+}
+
+/// Indices of `MIDIEngine.cells`.
+public enum MIDICell: Int, CaseIterable, Sendable {
+    /// Nonzero while the control side waits for a controller to learn (it writes, audio reads).
+    case learning = 0
+    /// MIDI channel messages received on midi_in.
+    case received
+    /// Animations started by them (after coalescing: one per parameter and frame).
+    case started
+    /// Feedback values sent (a cc14 or NRPN value counts once).
+    case feedbackSent
+    /// What did not fit: animations beyond a period's room, learn reports, feedback messages.
+    case dropped
+}
+
+/// The MIDI side of the audio thread (SPEC §10), in memory allocated once on the control thread:
+/// the mapping table in use with each mapping's running state, the NRPN state of the 16
+/// channels, and the buffers of one period (animations to start, messages to send).
+///
+/// Each period: `beginPeriod()` (takes a new table if the control side published one),
+/// `receive` for each incoming event, the renderer starts `localAnimations`, then
+/// `feedback(...)` fills `outMessages` from the values the renderer published. Pure and
+/// realtime-safe: no allocation, no lock, no log (everything here is `@_noLocks`).
+///
+/// The control side publishes a whole new table with `publish(_:)`; the audio side takes it at
+/// the top of a period and hands the old one back (two atomic words, `pending` and `retired`),
+/// carrying over the running state of mappings that stay. A struct of pointers: copies share.
+public struct MIDIEngine: @unchecked Sendable {
+    public static var capacity: Int { 128 }
+    public static var localCapacity: Int { 256 }
+    public static var outCapacity: Int { 512 }
+
+    @usableFromInline struct Pair: BitwiseCopyable {
+        var msb: Int16 = -1
+        var lsb: Int16 = 0
+        var hasLSB = false
+    }
+
+    @usableFromInline struct Slot: BitwiseCopyable {
+        var mapping: MIDIMapping
+        /// A cc14 pair's halves as last received.
+        var pair = Pair()
+        /// The raw value last sent or received: feedback never sends it again.
+        var lastSent: Int32 = -1
+        var lastSentFrame: UInt64 = 0
+        var sentOnce = false
+        /// Set when a value came in: the parameter follows this controller while its target is
+        /// still the one that value set, and nothing is sent back meanwhile.
+        var following = false
+        var inputTarget = 0.0
+        /// The channel the mapping last heard (0…15): feedback of an any-channel mapping goes there.
+        var lastChannel: UInt8 = 0
+    }
+
+    @usableFromInline struct Channel: BitwiseCopyable {
+        var parameterMSB: Int16 = -1
+        var parameterLSB: Int16 = -1
+        /// An RPN (101/100) is selected: data entry is not ours.
+        var rpn = false
+        var data = Pair()
+    }
+
+    @usableFromInline struct Counts: BitwiseCopyable {
+        var slots = 0
+        var local = 0
+        var out = 0
+        var learnPushed = false
+    }
+
+    @usableFromInline struct Table {
+        var count: Int
+        var mappings: UnsafeMutablePointer<MIDIMapping>
+    }
+
+    @usableFromInline let slots: UnsafeMutablePointer<Slot>
+    @usableFromInline let spare: UnsafeMutablePointer<Slot>
+    @usableFromInline let channels: UnsafeMutablePointer<Channel>
+    @usableFromInline let counts: UnsafeMutablePointer<Counts>
+    /// This period's animations to start, in arrival order.
+    public let local: UnsafeMutablePointer<LocalAnimation>
+    /// This period's feedback messages, three bytes each.
+    @usableFromInline let out: UnsafeMutablePointer<UInt8>
+    /// `pending` (a table the control side published) and `retired` (one the audio side let go).
+    @usableFromInline let mailbox: UnsafeMutablePointer<Atomic<UInt>>
+    /// Controllers heard while learning, audio → control.
+    public let learnRing: SPSCRing<MIDIControllerEvent>
+    public let cells: AtomicCells
+
+    /// Control thread, once.
+    public init() {
+        slots = .allocate(capacity: Self.capacity)
+        spare = .allocate(capacity: Self.capacity)
+        channels = .allocate(capacity: 16)
+        channels.initialize(repeating: Channel(), count: 16)
+        counts = .allocate(capacity: 1)
+        counts.initialize(to: Counts())
+        local = .allocate(capacity: Self.localCapacity)
+        out = .allocate(capacity: Self.outCapacity * 3)
+        out.initialize(repeating: 0, count: Self.outCapacity * 3)
+        mailbox = .allocate(capacity: 2)
+        (mailbox + 0).initialize(to: Atomic(0))
+        (mailbox + 1).initialize(to: Atomic(0))
+        learnRing = SPSCRing(capacity: 64)
+        cells = AtomicCells(count: MIDICell.allCases.count)
+    }
+
+    /// Control thread, once no audio thread runs this engine any more.
+    public func deallocate() {
+        collectRetired()
+        let pending = mailbox[0].exchange(0, ordering: .acquiringAndReleasing)
+        if pending != 0 { Self.free(pending) }
+        slots.deallocate(); spare.deallocate(); channels.deallocate(); counts.deallocate()
+        local.deallocate(); out.deallocate(); mailbox.deallocate()
+        learnRing.deallocate(); cells.deallocate()
+    }
+
+    // MARK: Control side
+
+    /// Control thread. Makes `mappings` (at most `capacity`) the table the audio thread uses from
+    /// its next period on. A table published before and not yet taken is replaced.
+    public func publish(_ mappings: [MIDIMapping]) {
+        collectRetired()
+        let n = min(mappings.count, Self.capacity)
+        let storage = UnsafeMutablePointer<MIDIMapping>.allocate(capacity: max(n, 1))
+        for i in 0..<n { (storage + i).initialize(to: mappings[i]) }
+        let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
+        table.initialize(to: Table(count: n, mappings: storage))
+        let old = mailbox[0].exchange(UInt(bitPattern: table), ordering: .acquiringAndReleasing)
+        if old != 0 { Self.free(old) }
+    }
+
+    /// Control thread. Frees the table the audio side let go of, if any.
+    public func collectRetired() {
+        let retired = mailbox[1].exchange(0, ordering: .acquiring)
+        if retired != 0 { Self.free(retired) }
+    }
+
+    private static func free(_ address: UInt) {
+        guard let table = UnsafeMutablePointer<Table>(bitPattern: address) else { return }
+        table.pointee.mappings.deallocate()
+        table.deallocate()
+    }
+
+    /// Control thread. Whether the audio side reports controllers that move (for `/midi/learn`).
+    public func setLearning(_ on: Bool) { cells.store(MIDICell.learning.rawValue, on ? 1 : 0) }
+
+    /// Any thread. One of the counters.
+    public func counter(_ c: MIDICell) -> UInt64 { cells.load(c.rawValue) }
+
+    // MARK: Audio side
+
+    /// Realtime-safe. Starts a period: empties its buffers and takes a newly published table,
+    /// keeping the running state of the mappings that stay.
+    @_noLocks
+    public func beginPeriod() {
+        counts.pointee.local = 0
+        counts.pointee.out = 0
+        counts.pointee.learnPushed = false
+        // Only once the control side has collected the last table handed back.
+        guard mailbox[1].load(ordering: .acquiring) == 0 else { return }
+        let address = mailbox[0].exchange(0, ordering: .acquiringAndReleasing)
+        guard address != 0, let table = UnsafeMutablePointer<Table>(bitPattern: address) else { return }
+        let n = table.pointee.count < Self.capacity ? table.pointee.count : Self.capacity
+        let old = counts.pointee.slots
+        var i = 0
+        while i < n {
+            let m = table.pointee.mappings[i]
+            var slot = Slot(mapping: m)
+            var k = 0
+            while k < old {
+                if slots[k].mapping.sameSource(as: m) {
+                    slot = slots[k]
+                    slot.mapping = m
+                    break
+                }
+                k &+= 1
+            }
+            spare[i] = slot
+            i &+= 1
+        }
+        i = 0
+        while i < n {
+            slots[i] = spare[i]
+            i &+= 1
+        }
+        counts.pointee.slots = n
+        mailbox[1].store(address, ordering: .releasing)
+    }
+
+    /// Realtime-safe. This period's animations to start.
+    public var localCount: Int { @_noLocks get { counts.pointee.local } }
+    /// Realtime-safe. This period's feedback messages (three bytes each, at `outMessage(i)`).
+    public var outCount: Int { @_noLocks get { counts.pointee.out } }
+    @_noLocks public func outMessage(_ i: Int) -> UnsafeMutablePointer<UInt8> { out + 3 * i }
+    /// Realtime-safe. Whether this period reported a controller to a waiting learn.
+    public var learnReported: Bool { @_noLocks get { counts.pointee.learnPushed } }
+    /// The mappings in use (tests; the audio side).
+    public var mappingCount: Int { counts.pointee.slots }
+
+    /// Realtime-safe. One incoming event at frame `offset` of the period.
+    @_noLocks
+    public func receive(_ bytes: UnsafePointer<UInt8>, count: Int, offset: Int) {
+        guard let message = MIDIMessage.parse(bytes, count: count) else { return }
+        cells.add(MIDICell.received.rawValue, 1)
+        let n = counts.pointee.slots
+        switch message {
+        case .controlChange(let ch, let controller, let value):
+            controlChange(ch, controller, value, offset: offset)
+        case .pitchBend(let ch, let value):
+            var i = 0
+            while i < n {
+                if slots[i].mapping.kind == .pitchBend && slots[i].mapping.listens(to: ch) {
+                    apply(i, raw: Int(value), channel: ch, offset: offset)
+                }
+                i &+= 1
+            }
+            report(.pitchBend, ch, 0, value)
+        case .noteOn(let ch, let note, let velocity):
+            var i = 0
+            while i < n {
+                let m = slots[i].mapping
+                if m.listens(to: ch) {
+                    if m.kind == .noteVelocity { apply(i, raw: Int(velocity), channel: ch, offset: offset) }
+                    if m.kind == .noteFrequency { apply(i, raw: Int(note), channel: ch, offset: offset) }
+                }
+                i &+= 1
+            }
+        case .noteOff:
+            break
+        }
+    }
+
+    /// Realtime-safe. Combines one half of a 14-bit pair into the pair's value, or nil while
+    /// only an LSB has come. An MSB alone takes LSB 0 when it went up and 127 when it went
+    /// down (the nearest value of its range to where the pair was), so an LSB that comes late
+    /// refines the value in the direction it moved: never a jump back by more than one step.
+    /// A pair that has never sent an LSB is a 7-bit controller: its MSB is scaled to 0…16383.
+    @_noLocks @inline(__always)
+    static func combine(_ pair: inout Pair, isMSB: Bool, _ v: UInt8) -> Int? {
+        let v16 = Int16(v)
+        if isMSB {
+            if !pair.hasLSB {
+                pair.msb = v16
+                return (Int(v) * 16383 + 63) / 127
+            }
+            if pair.msb >= 0 {
+                if v16 > pair.msb { pair.lsb = 0 } else if v16 < pair.msb { pair.lsb = 127 }
+            }
+            pair.msb = v16
+            return Int(v16) << 7 | Int(pair.lsb)
+        }
+        pair.hasLSB = true
+        pair.lsb = v16
+        guard pair.msb >= 0 else { return nil }
+        return Int(pair.msb) << 7 | Int(v16)
+    }
+
+    @_noLocks
+    func controlChange(_ ch: UInt8, _ controller: UInt8, _ value: UInt8, offset: Int) {
+        let c = channels + Int(ch)
+        var partOfNRPN = false
+        switch controller {
+        case 99, 98:
+            // Controllers send 99/98 before every value: the same number again keeps the data
+            // pair; another number starts it afresh, remembering whether this channel sends
+            // LSBs (a 14-bit device), so its next MSB is not taken for a 7-bit one.
+            let v = Int16(value)
+            let changed = controller == 99 ? c.pointee.parameterMSB != v : c.pointee.parameterLSB != v
+            if controller == 99 { c.pointee.parameterMSB = v } else { c.pointee.parameterLSB = v }
+            c.pointee.rpn = false
+            if changed { c.pointee.data = Pair(msb: -1, lsb: 0, hasLSB: c.pointee.data.hasLSB) }
+            partOfNRPN = true
+        case 101, 100:
+            c.pointee.rpn = true
+            partOfNRPN = true
+        case 6, 38:
+            if !c.pointee.rpn && c.pointee.parameterMSB >= 0 && c.pointee.parameterLSB >= 0 {
+                let number = Int(c.pointee.parameterMSB) << 7 | Int(c.pointee.parameterLSB)
+                partOfNRPN = true
+                if number != 16383, let v = Self.combine(&c.pointee.data, isMSB: controller == 6, value) {
+                    var i = 0
+                    while i < counts.pointee.slots {
+                        let m = slots[i].mapping
+                        if m.kind == .nrpn && Int(m.number) == number && m.listens(to: ch) {
+                            apply(i, raw: v, channel: ch, offset: offset)
+                        }
+                        i &+= 1
+                    }
+                    report(.nrpn, ch, UInt16(number), UInt16(v))
+                }
+            }
+        default:
+            break
+        }
+        var i = 0
+        while i < counts.pointee.slots {
+            let m = slots[i].mapping
+            if m.listens(to: ch) {
+                if m.kind == .cc && m.number == UInt16(controller) {
+                    apply(i, raw: Int(value), channel: ch, offset: offset)
+                } else if m.kind == .cc14 && (m.number == UInt16(controller) || m.lsb == controller) {
+                    if let v = Self.combine(&slots[i].pair, isMSB: m.number == UInt16(controller), value) {
+                        apply(i, raw: v, channel: ch, offset: offset)
+                    }
+                }
+            }
+            i &+= 1
+        }
+        if !partOfNRPN { report(.cc, ch, UInt16(controller), UInt16(value)) }
+    }
+
+    /// Realtime-safe. Mapping `i` heard raw value `raw`: its animation starts at `offset`.
+    @_noLocks
+    func apply(_ i: Int, raw: Int, channel: UInt8, offset: Int) {
+        let m = slots[i].mapping
+        let target = m.target(raw: raw)
+        slots[i].lastSent = Int32(truncatingIfNeeded: raw)
+        slots[i].following = true
+        slots[i].inputTarget = target
+        slots[i].lastChannel = channel
+        let spec = AnimationSpec(target: target, seconds: m.seconds, curve: m.curve,
+                                 domain: m.kind == .noteFrequency ? .log : m.domain)
+        // Several changes of one parameter on one frame (an MSB and its LSB, two mappings):
+        // the last wins, as one animation.
+        var j = counts.pointee.local &- 1
+        while j >= 0 && local[j].offset == offset {
+            if local[j].parameter == m.parameter {
+                local[j].spec = spec
+                return
+            }
+            j &-= 1
+        }
+        guard counts.pointee.local < Self.localCapacity else {
+            cells.add(MIDICell.dropped.rawValue, 1)
+            return
+        }
+        local[counts.pointee.local] = LocalAnimation(parameter: m.parameter, spec: spec, offset: offset)
+        counts.pointee.local &+= 1
+        cells.add(MIDICell.started.rawValue, 1)
+    }
+
+    @_noLocks @inline(__always)
+    func report(_ kind: MIDIKind, _ ch: UInt8, _ number: UInt16, _ value: UInt16) {
+        guard cells.load(MIDICell.learning.rawValue) != 0 else { return }
+        if learnRing.push(MIDIControllerEvent(kind: kind, channel: ch &+ 1, number: number, value: value)) {
+            counts.pointee.learnPushed = true
+        } else {
+            cells.add(MIDICell.dropped.rawValue, 1)
+        }
+    }
+
+    /// Realtime-safe. After the renderer's period: the feedback of every mapping with
+    /// `feedback`, from the values and targets the renderer published in `snapshot` (value at
+    /// index 2p, target at 2p + 1). `frame` is the absolute frame the messages are sent on
+    /// (the period's last). A mapping sends when the value's raw controller value differs from
+    /// the last it sent or received, at most once per `sampleRate / 60` frames, and not while
+    /// the parameter follows that same controller, so the last value sent is the exact final one
+    /// and a value that came in is never echoed.
+    @_noLocks
+    public func feedback(snapshot: AtomicCells, frame: UInt64, sampleRate: Int) {
+        let interval = UInt64((sampleRate &+ 59) / 60)
+        var i = 0
+        while i < counts.pointee.slots {
+            let m = slots[i].mapping
+            i &+= 1
+            guard m.feedback else { continue }
+            let k = i &- 1
+            let p = m.parameter.index
+            let value = snapshot.loadDouble(2 * p)
+            let target = snapshot.loadDouble(2 * p + 1)
+            if slots[k].following {
+                if target == slots[k].inputTarget { continue }
+                slots[k].following = false
+            }
+            let raw = m.rawValue(of: value)
+            if raw == slots[k].lastSent { continue }
+            if slots[k].sentOnce && frame &- slots[k].lastSentFrame < interval { continue }
+            let needed = m.kind == .nrpn ? 4 : (m.kind == .cc14 ? 2 : 1)
+            guard counts.pointee.out &+ needed <= Self.outCapacity else {
+                cells.add(MIDICell.dropped.rawValue, 1)
+                continue
+            }
+            let ch = m.channel == 0 ? slots[k].lastChannel : m.channel &- 1
+            let r = Int(raw)
+            switch m.kind {
+            case .cc:
+                put(.controlChange(channel: ch, controller: UInt8(truncatingIfNeeded: m.number), value: UInt8(truncatingIfNeeded: r)))
+            case .cc14:
+                put(.controlChange(channel: ch, controller: UInt8(truncatingIfNeeded: m.number), value: UInt8(truncatingIfNeeded: r >> 7)))
+                put(.controlChange(channel: ch, controller: m.lsb, value: UInt8(truncatingIfNeeded: r & 0x7F)))
+            case .nrpn:
+                let n = Int(m.number)
+                put(.controlChange(channel: ch, controller: 99, value: UInt8(truncatingIfNeeded: n >> 7)))
+                put(.controlChange(channel: ch, controller: 98, value: UInt8(truncatingIfNeeded: n & 0x7F)))
+                put(.controlChange(channel: ch, controller: 6, value: UInt8(truncatingIfNeeded: r >> 7)))
+                put(.controlChange(channel: ch, controller: 38, value: UInt8(truncatingIfNeeded: r & 0x7F)))
+            case .pitchBend:
+                put(.pitchBend(channel: ch, value: UInt16(truncatingIfNeeded: r)))
+            case .noteVelocity, .noteFrequency:
+                continue  // not sent back (the config refuses feedback on notes)
+            }
+            slots[k].lastSent = raw
+            slots[k].lastSentFrame = frame
+            slots[k].sentOnce = true
+            cells.add(MIDICell.feedbackSent.rawValue, 1)
+        }
+    }
+
+    @_noLocks @inline(__always)
+    func put(_ message: MIDIMessage) {
+        message.encode(into: out + 3 * counts.pointee.out)
+        counts.pointee.out &+= 1
+    }
+}
