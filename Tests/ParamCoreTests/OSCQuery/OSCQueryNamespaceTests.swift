@@ -42,12 +42,32 @@ import Testing
         for route in routes.routes {
             #expect(nodes[route.address] != nil, "\(route.address) missing")
         }
-        #expect(Set(nodes.keys) == Set(routes.routes.map(\.address)).union(["/"]), "no node that is not an address")
+        // Besides the addresses: the root, and the containers on the way to an address that is
+        // not itself one (`/midi` for `/midi/learn`), each with its children as CONTENTS.
+        #expect(Set(nodes.keys) == Set(routes.routes.map(\.address)).union(OSCQueryNamespaceTests.containers(routes)),
+                "no other node")
+        for (path, node) in nodes where routes.route(for: path) == nil {
+            #expect(node["ACCESS"] as? Int == 0, "\(path)")
+            #expect((node["CONTENTS"] as? [String: Any])?.isEmpty == false, "\(path) is a container")
+        }
         // Sub-addresses are the parameter's CONTENTS.
         let volume = try #require(nodes["/volume"])
         let contents = try #require(volume["CONTENTS"] as? [String: Any])
         #expect(Set(contents.keys) == ["get", "stop", "default", "keyframes", "db"])
         #expect((try #require(nodes["/cutoff"])["CONTENTS"] as? [String: Any]).map { Set($0.keys) } == ["get", "stop", "default", "keyframes"])
+    }
+
+    /// The root and every path on the way to an address that no route has.
+    static func containers(_ routes: RouteTable) -> Set<String> {
+        var paths: Set<String> = ["/"]
+        for r in routes.routes {
+            let parts = r.address.split(separator: "/")
+            for n in 1..<max(parts.count, 1) {
+                let prefix = "/" + parts.prefix(n).joined(separator: "/")
+                if routes.route(for: prefix) == nil { paths.insert(prefix) }
+            }
+        }
+        return paths
     }
 
     @Test func aParameterNodeCarriesTheAttributesOfSpec9AndParamdsOwn() throws {

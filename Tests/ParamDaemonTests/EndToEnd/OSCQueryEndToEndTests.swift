@@ -62,16 +62,24 @@ struct OSCQueryEndToEndTests {
         for name in ["LISTEN", "VALUE", "RANGE", "UNIT", "CLIPMODE", "DESCRIPTION", "ACCESS"] {
             #expect(extensions[name] == true, "EXTENSIONS.\(name)")
         }
-        #expect(result["root_keys"] as? [String] == ["a4", "cutoff", "frequency", "input", "note", "pan", "params", "ping",
-                                                     "status", "stop", "subscribe", "tone", "unsubscribe", "volume"])
         let nodes = try #require(result["nodes"] as? [String: [String: Any]])
-        // Every address of the route table is a node (declared parameters included).
+        // Every address of the route table is a node (declared parameters included), with the
+        // root and the containers on the way (`/midi` for `/midi/learn`).
         let routes = RouteTable(registry: try {
             var r = ParameterRegistry.builtIn
             _ = try r.declare(ParameterSpec(name: "cutoff", minimum: 20, maximum: 20000))
             return r
         }())
-        #expect(Set(nodes.keys) == Set(routes.routes.map(\.address)).union(["/"]))
+        var expected: Set<String> = ["/"]
+        for r in routes.routes {
+            let parts = r.address.split(separator: "/")
+            for n in 1...parts.count { expected.insert("/" + parts.prefix(n).joined(separator: "/")) }
+        }
+        #expect(Set(nodes.keys) == expected)
+        let top = Set(expected.compactMap { $0.split(separator: "/").count == 1 ? String($0.dropFirst()) : nil })
+        #expect(result["root_keys"] as? [String] == top.sorted())
+        #expect(top.isSuperset(of: ["a4", "cutoff", "frequency", "input", "note", "pan", "params", "ping",
+                                    "status", "stop", "subscribe", "tone", "unsubscribe", "volume"]))
         // What python-oscquery models itself: sub-addresses and actions, by its own API.
         let byClient = nodes.filter { $0.value["read_by"] as? String == "python-oscquery" }
         for (path, node) in byClient {
@@ -197,6 +205,10 @@ struct OSCQueryEndToEndTests {
             #expect(try await paramd.stop() == .exited(0))
             return recording
         } measure: { timeline in
+            // An xrun is a JACK cycle the server missed: its clock jumps, and a time tag placed
+            // across it is not sample-exact (seen: 992 and 998 frames apart, each with an xrun,
+            // on a loaded machine; the UDP test shares this). Such a recording is tried again.
+            if let xruns = timeline.recording.metadata.xruns, xruns > 0 { return .tooLittle("the server reported \(xruns) xrun(s)") }
             guard let a = timeline.firstChange(leaving: 1)?.first else { return .tooLittle("the first change not found (or it fell in a gap)") }
             guard let b = timeline.firstChange(leaving: 0.5, from: a)?.first else { return .tooLittle("the second change not found (or it fell in a gap)") }
             let between = timeline.samples(in: a..<b)
