@@ -550,7 +550,7 @@ function attachPointer(p) {
   el.addEventListener('pointerdown', (e) => {
     if (!state.connected || e.button > 0) return;
     e.preventDefault();
-    el.focus({ preventScroll: true });
+    el.focus({ preventScroll: true, focusVisible: false });
     try { el.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
     drag = { id: e.pointerId, touch: e.pointerType === 'touch', x0: e.clientX, armed: e.pointerType !== 'touch',
              lastSent: 0, pending: null, timer: 0, sentOnce: false };
