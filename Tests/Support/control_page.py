@@ -6,8 +6,9 @@ Debian's chromium and chromium-driver (scripts/install-deps.sh), Selenium from P
 scenario here and judges what it writes:
 
   glide      press the volume track at --fraction (a real pointer click at that x), then read the
-             thumb's position many times, each reading bracketed by CLOCK_MONOTONIC stamps (the
-             clock JACK stamps its periods with), so the suite can set it beside the recording;
+             thumb's position many times, each reading bracketed by CLOCK_MONOTONIC_RAW stamps
+             (the clock JACK stamps its periods with on Linux; it drifts from CLOCK_MONOTONIC),
+             so the suite can set it beside the recording;
              screenshots at the window's size and at 375 px wide, with the page's overflow.
   keys       focus the volume slider and press Home, End, Page Down, Left, Left, Up: the target
              after each key.
@@ -49,6 +50,11 @@ const d = document.documentElement;
 return {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, innerWidth: window.innerWidth,
         widest: Math.max(...[...document.querySelectorAll('body *')].map(e => e.getBoundingClientRect().right))};
 """
+
+
+def jack_clock():
+    """Seconds on JACK's clock: jackd 1.9.21 reads CLOCK_MONOTONIC_RAW on Linux."""
+    return time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
 
 
 def say(line):
@@ -105,9 +111,9 @@ def glide(driver, args):
     readings = []
 
     def read():
-        t0 = time.monotonic()
+        t0 = jack_clock()
         r = driver.execute_script(READ_THUMB, "volume")
-        t1 = time.monotonic()
+        t1 = jack_clock()
         r["t0"], r["t1"] = t0, t1
         readings.append(r)
 
@@ -117,9 +123,9 @@ def glide(driver, args):
     actions.pointer_action.move_to_location(x, y)
     actions.pointer_action.pointer_down()
     actions.pointer_action.pointer_up()
-    result["press"] = [time.monotonic()]
+    result["press"] = [jack_clock()]
     actions.perform()
-    result["press"].append(time.monotonic())
+    result["press"].append(jack_clock())
     end = time.monotonic() + args.read_seconds
     while time.monotonic() < end:
         read()

@@ -327,16 +327,16 @@ function makeScale(p) {
 
 const clamp01 = (u) => Math.min(1, Math.max(0, u));
 
-// A target from a track position: rounded to a step the track can show, so a press lands on
-// tidy values (0.2, not 0.20137) without giving up resolution.
+// A target from a track position: rounded to the smallest step of 1, 2 or 5 × 10^k that is at
+// least what one pixel of the track spans there, so a press lands on tidy values (a press at
+// 20 % of a 0…1 track asks for 0.2, not 0.19945) and a drag still moves by about a pixel.
 function tidy(p, u, pixels) {
   const v = p.scale.toV(clamp01(u));
   if (u <= 0) return p.min;
   if (u >= 1) return p.max;
-  // The value span of one pixel around here, rounded down to 1, 2 or 5 × 10^k.
   const dv = Math.abs(p.scale.toV(clamp01(u + 1 / Math.max(pixels, 50))) - v) || (p.max - p.min) / 1000;
   const k = 10 ** Math.floor(Math.log10(dv));
-  const step = [5, 2, 1].map((m) => m * k).find((s) => s <= dv) || k;
+  const step = [1, 2, 5, 10].map((m) => m * k).find((s) => s >= dv * (1 - 1e-9)) || 10 * k;
   const r = Math.round(v / step) * step;
   return Math.min(p.max, Math.max(p.min, Number(r.toPrecision(12))));
 }

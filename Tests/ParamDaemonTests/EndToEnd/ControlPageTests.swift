@@ -56,8 +56,8 @@ struct ControlPageTests {
         #expect(abs(Double(target) - 0.2) <= 0.005, "the press at 20 % asked for \(target)")
         #expect(comparison.worst < 2e-5, "the recording follows the default action from 1 to \(target): \(comparison)")
 
-        // The thumb against the sound. Each reading was taken between two CLOCK_MONOTONIC stamps;
-        // the recorder stamps each period with JACK's cycle time on the same clock.
+        // The thumb against the sound. Each reading was taken between two CLOCK_MONOTONIC_RAW stamps;
+        // the recorder stamps each period with JACK's cycle time, on the same clock.
         let sound = ControlPage.SoundTimeline(timeline.recording)
         let glideStart = sound.microseconds(ofFrameNear: s, timeline: timeline)
         let lag: Int64 = 100_000, ahead: Int64 = 10_000
@@ -308,8 +308,9 @@ enum ControlPage {
         }
     }
 
-    /// The recorded samples on CLOCK_MONOTONIC: sample j of a period at the period's cycle time
-    /// (`jack_get_cycle_times`' current_usecs) plus j/rate.
+    /// The recorded samples on JACK's clock (CLOCK_MONOTONIC_RAW, as control_page.py stamps its
+    /// readings): sample j of a period at the period's cycle time (`jack_get_cycle_times`'
+    /// current_usecs) plus j/rate.
     struct SoundTimeline {
         struct Sample { var time: Int64; var value: Float }
         let samples: [Sample]
