@@ -12,6 +12,8 @@ scenario here and judges what it writes:
              screenshots at the window's size and at 375 px wide, with the page's overflow.
   keys       focus the volume slider and press Home, End, Page Down, Left, Left, Up: the target
              after each key.
+  showcase   the README's screenshot: a few presses, then frequency gliding over 3 s along
+             easeInOutCubic, caught half way (--screenshot).
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -221,9 +223,38 @@ def reconnect(driver, args):
     return {"lostText": lost, "backAfterSeconds": back_after, "back": back, "intermediate": sorted(seen), "final": final}
 
 
+def showcase(driver, args):
+    """The README's picture (docs/images/control-page.png): a glide in progress."""
+    set_viewport(driver, 900, args.height)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+
+    def press(name, fraction):
+        slider = driver.find_element(By.ID, "slider-" + name)
+        left, top, width, height = driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+        actions = ActionBuilder(driver)
+        actions.pointer_action.move_to_location(round(left + fraction * width), round(top + height / 2))
+        actions.pointer_action.pointer_down()
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    press("volume", 0.8)
+    press("tone", 0.5)
+    press("pan", 0.35)
+    time.sleep(0.6)
+    driver.execute_script("""
+        const c = document.getElementById('curve'); c.value = 'easeInOutCubic'; c.dispatchEvent(new Event('change'));
+        const r = document.getElementById('duration'); r.value = '548'; r.dispatchEvent(new Event('input'));""")
+    press("frequency", 0.62)
+    time.sleep(1.1)
+    driver.save_screenshot(args.screenshot)
+    return {"screenshot": args.screenshot}
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "reconnect"))
+    parser.add_argument("scenario", choices=("glide", "keys", "reconnect", "showcase"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -231,10 +262,11 @@ def main():
     parser.add_argument("--read-seconds", type=float, default=1.0)
     parser.add_argument("--expect", type=float, default=0.3)
     parser.add_argument("--follow", type=float, default=0.6)
+    parser.add_argument("--height", type=int, default=1000)
     args = parser.parse_args()
     driver = browser(900, 1100)
     try:
-        result = {"glide": glide, "keys": keys, "reconnect": reconnect}[args.scenario](driver, args)
+        result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]

@@ -731,6 +731,7 @@ const Plot = (() => {
     if (!c.parsed) text = `“${c.text}” is not a curve paramd knows`;
     else if (c.parsed.seconds) text = `${c.text}: ${c.parsed.note}, ${c.parsed.seconds.toFixed(2)} s`;
     else if (motion.curve === null && motion.duration === null) text = 'each parameter’s default action';
+    else if (motion.curve === null) text = `each parameter’s default curve, ${formatSeconds(c.duration)}`;
     else text = `${c.text}${motion.duration === null ? ', default duration' : ', ' + formatSeconds(c.duration)}`;
     caption.textContent = text;
     canvas.setAttribute('aria-label', 'plot of the curve ' + c.text);
@@ -909,7 +910,13 @@ async function connect() {
     }
   };
   ws.onmessage = (event) => {
-    if (event.data instanceof ArrayBuffer) receive(event.data);
+    if (event.data instanceof ArrayBuffer) { receive(event.data); return; }
+    // OSCQuery's namespace notices (PATH_ADDED, PATH_REMOVED, PATH_RENAMED, PATH_CHANGED): a
+    // SIGHUP added or removed declared parameters.
+    try {
+      const notice = JSON.parse(event.data);
+      if (notice && typeof notice.COMMAND === 'string' && notice.COMMAND.startsWith('PATH_')) reloadNamespace();
+    } catch (_) { /* not JSON: nothing for the page */ }
   };
   ws.onclose = () => {
     if (state.ws !== ws) return;
@@ -917,6 +924,25 @@ async function connect() {
     scheduleReconnect('connection closed');
   };
   ws.onerror = () => { /* onclose follows */ };
+}
+
+// The namespace again, on a live connection: new parameters get sliders and are listened to.
+let reloading = 0;
+function reloadNamespace() {
+  clearTimeout(reloading);
+  reloading = setTimeout(async () => {
+    const ws = state.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    let params;
+    try { params = parametersFrom(await fetchJSON('/')); } catch (_) { return; }
+    const known = new Set(state.params.keys());
+    install(params);
+    for (const p of state.params.values()) {
+      if (known.has(p.name)) continue;
+      ws.send(JSON.stringify({ COMMAND: 'LISTEN', DATA: p.path }));
+      refreshTarget(p);
+    }
+  }, 150);
 }
 
 // A page that comes back from the background (a phone's tab) reconnects at once.
