@@ -521,6 +521,7 @@ function sendTarget(p, value) {
     if (motion.curve !== null) args.push({ type: 's', value: motion.curve });
   }
   if (!send(p.path, args)) return;
+  p.sent = (p.sent || 0) + 1;
   showTarget(p, v);
   Plot.run(motion.duration ?? p.duration);
 }
@@ -528,6 +529,7 @@ function sendTarget(p, value) {
 function refreshTarget(p) {
   if (p.getPending) return;
   p.getPending = true;
+  p.sentAtGet = p.sent || 0;
   send(p.path + '/get', []);
 }
 
@@ -625,7 +627,8 @@ function handle(m) {
   }
   if (p && parts.length === 3 && parts[2] === 'target' && typeof arg === 'number') {
     p.getPending = false;
-    showTarget(p, arg);
+    // A target this page sent after asking is newer than the answer.
+    if ((p.sent || 0) === p.sentAtGet) showTarget(p, arg);
     return;
   }
   if (p && parts.length === 3 && parts[2] === 'done') {
