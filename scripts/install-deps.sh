@@ -59,33 +59,17 @@ if [ -n "$version" ] && [ "$(printf '%s\n%s\n' "$MIN_SWIFT" "$version" | sort -V
     exit 1
 fi
 
-# Python packages the test clients import (Tests/Support/requirements.txt: Selenium for the
-# control page's test), for the python3 on PATH, installed only when one is missing. Debian's own
-# python3 refuses pip into the system (PEP 668) unless told; a pyenv or venv python does not.
+# PyPI packages of the tests' Python clients (one requirements file; others may add lines to it),
+# for the python3 on PATH. Debian's own python3 refuses pip into the system (PEP 668) unless told;
+# a pyenv or venv python does not.
 requirements="$(dirname "$0")/../Tests/Support/requirements.txt"
-if [ -f "$requirements" ] && command -v python3 >/dev/null 2>&1; then
-    # Each line's module: its "# import: NAME" comment, else the package name with - as _.
-    if ! python3 - "$requirements" <<'PYTHON' 2>/dev/null; then
-import importlib.util, re, sys
-missing = []
-for line in open(sys.argv[1]):
-    name = re.match(r"\s*([A-Za-z0-9_.-]+)", line.split("#")[0])
-    if not name:
-        continue
-    module = re.search(r"#\s*import:\s*([A-Za-z0-9_.]+)", line)
-    module = module.group(1) if module else name.group(1).lower().replace("-", "_")
-    if importlib.util.find_spec(module) is None:
-        missing.append(module)
-sys.exit(1 if missing else 0)
-PYTHON
-        if ! python3 -m pip --version >/dev/null 2>&1; then
-            apt=(); if [ "$(id -u)" -ne 0 ]; then apt=(sudo -n); fi
-            "${apt[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
-        fi
-        echo "Installing Python packages of $requirements"
-        python3 -m pip install --quiet -r "$requirements" 2>/dev/null \
-            || python3 -m pip install --quiet --break-system-packages -r "$requirements"
+if [ -f "$requirements" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt=(); if [ "$(id -u)" -ne 0 ]; then apt=(sudo -n); fi
+        "${apt[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
     fi
+    python3 -m pip install --quiet --disable-pip-version-check -r "$requirements" \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages -r "$requirements"
 fi
 
 for tool in jackd jack_lsp oscsend oscdump pkg-config systemd-analyze chromium chromedriver; do

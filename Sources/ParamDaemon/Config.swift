@@ -57,6 +57,8 @@ struct ParameterConfig: Equatable, Sendable {
 struct ConfigFile: Equatable, Sendable {
     var port: UInt16?
     var bind: [String]?
+    var httpPort: UInt16?
+    var httpAllowHosts: [String]?
     var server: String?
     var name: String?
     var connect: [String]?
@@ -74,7 +76,7 @@ struct ConfigFile: Equatable, Sendable {
     /// The registry the tables make: the five of SPEC §3 as configured, then the declared ones.
     var registry = ParameterRegistry.builtIn
 
-    static let settingKeys = ["port", "bind", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
+    static let settingKeys = ["port", "bind", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
     static let builtInParameterKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
     static let parameterKeys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send"]
@@ -135,6 +137,17 @@ struct ConfigFile: Equatable, Sendable {
                     throw reader.error(k, "takes numeric IPv4 or IPv6 addresses (got '\(a)')")
                 }
                 file.bind = addresses
+            case "http-port":
+                let n = try reader.integer(k, value)
+                guard (0...65535).contains(n) else { throw reader.error(k, "must be a TCP port, 1…65535, or 0 for no HTTP (got \(n))") }
+                file.httpPort = UInt16(n)
+            case "http-allow-host":
+                let names: [String]
+                if let s = value.string { names = [s] } else { names = try reader.strings(k, value) }
+                for n in names where !Settings.isValidHostName(n) {
+                    throw reader.error(k, "takes host names such as \"studio.local\", without a port (got '\(n)')")
+                }
+                file.httpAllowHosts = names
             case "server":
                 file.server = try reader.string(k, value)
             case "name":

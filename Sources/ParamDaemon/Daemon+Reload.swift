@@ -42,7 +42,8 @@ extension Daemon {
             log.notice("subscribers: at most \(new.maxSubscribers), lasting \(new.subscriptionTtl) s (for new and renewed subscriptions)")
         }
         let restartOnly: [(String, Bool)] = [
-            ("port", new.port != old.port), ("bind", new.bind != old.bind), ("server", new.server != old.server),
+            ("port", new.port != old.port), ("bind", new.bind != old.bind),
+            ("http-port", new.httpPort != old.httpPort), ("http-allow-host", new.httpAllowHosts != old.httpAllowHosts), ("server", new.server != old.server),
             ("name", new.name != old.name), ("connect", new.connections != old.connections),
             ("autoconnect", new.autoconnect != old.autoconnect), ("state-file/no-state", new.stateFile != old.stateFile),
         ]

@@ -13,7 +13,7 @@ extension Daemon {
         let request: SubscriptionRequest
         do { request = try .subscribe(message.arguments) } catch { return refuse(message, error.reason, replyingTo: channel) }
         let pattern = request.pattern ?? "/*", rate = request.rate
-        let endpoint = request.port.map { sender.with(port: $0) } ?? sender
+        let endpoint = FeedbackEndpoint.udp(request.port.map { sender.with(port: $0) } ?? sender)
         let matched: [ParameterID]
         var renewal = false
         do {
@@ -42,7 +42,7 @@ extension Daemon {
         let request: SubscriptionRequest
         do { request = try .unsubscribe(message.arguments) } catch { return refuse(message, error.reason, replyingTo: channel) }
         let pattern = request.pattern
-        let endpoint = request.port.map { sender.with(port: $0) } ?? sender
+        let endpoint = FeedbackEndpoint.udp(request.port.map { sender.with(port: $0) } ?? sender)
         let removed = publisher.subscriptions.withLock { $0.unsubscribe(endpoint, pattern: pattern) }
         if removed {
             if publisher.subscriptions.withLock({ table in !table.subscribers.contains { $0.endpoint == endpoint } }) {

@@ -22,6 +22,8 @@ final class Daemon {
     /// The JACK client, or the renderer parked while there is no server (Jack/JackSession.swift).
     let jack: JackSession
     let sockets: [UDPSocket]
+    /// HTTP, WebSocket and OSCQuery on `--http-port` (SPEC §9); nil with `--http-port 0`.
+    let http: HTTPServer?
     let publisher: Publisher
     /// Other threads hand work to the control thread here, and wake it.
     let inbox = Inbox()
@@ -71,6 +73,15 @@ final class Daemon {
             sockets.append(socket)
         }
         self.sockets = sockets
+        // HTTP on the same addresses, before JACK too: a taken port stops paramd at once.
+        if options.httpPort != 0 {
+            let server = try HTTPServer(addresses: sockets.map(\.address), port: options.httpPort,
+                                        allowHosts: options.httpAllowHosts, inbox: inbox, log: log)
+            log.info("HTTP on \(server.listening): OSCQuery, WebSocket, the control page at /ui")
+            http = server
+        } else {
+            http = nil
+        }
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).

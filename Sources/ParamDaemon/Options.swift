@@ -20,7 +20,9 @@ struct Options: ParsableCommand {
               oscsend localhost 9000 /frequency ffs 880 2 easeInEaseOut
               oscdump 7000 & oscsend localhost 9000 /subscribe sii '/*' 60 7000
 
-            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise.
+            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise; so do
+            HTTP and WebSocket on --http-port (OSCQuery, and the control page at
+            http://localhost:9001/ui).
 
             The config file may declare up to 64 more parameters, each animated like
             the five, with an optional JACK CV port cv_NAME and OSC sent on:
@@ -52,6 +54,16 @@ struct Options: ParsableCommand {
         "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose.",
         valueName: "address"))
     var bind: [String] = []
+
+    @Option(name: .customLong("http-port"), help: ArgumentHelp(
+        "TCP port for HTTP and WebSocket: OSCQuery and the control page at /ui, on the same addresses as OSC (default 9001; 0: off).",
+        valueName: "port"))
+    var httpPort: UInt16?
+
+    @Option(name: .customLong("http-allow-host"), help: ArgumentHelp(
+        "A host name HTTP requests may name in their Host header besides paramd's addresses and localhost (repeatable), e.g. studio.local.",
+        valueName: "name"))
+    var httpAllowHost: [String] = []
 
     @Option(help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).", valueName: "name"))
     var server: String?
@@ -106,6 +118,9 @@ struct Options: ParsableCommand {
             throw ValidationError("--bind takes a numeric IPv4 or IPv6 address (got '\(address)')")
         }
         if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
+        for host in httpAllowHost where !Settings.isValidHostName(host) {
+            throw ValidationError("--http-allow-host takes a host name such as studio.local, without a port (got '\(host)')")
+        }
     }
 }
 
