@@ -416,6 +416,7 @@ function parametersFrom(root) {
       duration: Number(node.PARAMD_DURATION ?? 0.25),
       curve: node.PARAMD_CURVE || 'default',
       value: Array.isArray(node.VALUE) ? Number(node.VALUE[0]) : NaN,
+      knownTarget: node.PARAMD_TARGET === undefined ? NaN : Number(node.PARAMD_TARGET),
     };
     p.scale = makeScale(p);
     return p;
@@ -844,6 +845,7 @@ function install(params) {
       previous.getPending = false;
       state.params.set(p.name, previous);
       if (Number.isFinite(p.value)) showValue(previous, p.value);
+      if (Number.isFinite(p.knownTarget)) showTarget(previous, p.knownTarget);
       rows.push(previous.row);
     } else {
       buildSlider(p);
@@ -851,6 +853,7 @@ function install(params) {
       p.target = NaN;
       p.marker.hidden = true;
       if (Number.isFinite(p.value)) showValue(p, p.value);
+      if (Number.isFinite(p.knownTarget)) showTarget(p, p.knownTarget);
       rows.push(p.row);
     }
   }
