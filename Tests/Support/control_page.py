@@ -47,6 +47,15 @@ return {u: (t.left + t.width / 2 - r.left) / r.width,
         connection: document.getElementById('connection').dataset.state};
 """
 
+SAMPLER = """
+const s = document.getElementById('slider-' + arguments[0]);
+window.__samples = [];
+window.__sampler = setInterval(() => {
+  const r = s.getBoundingClientRect(), t = s.querySelector('.thumb').getBoundingClientRect();
+  window.__samples.push({t: performance.now(), u: (t.left + t.width / 2 - r.left) / r.width, value: Number(s.dataset.value)});
+}, 4);
+"""
+
 OVERFLOW = """
 const d = document.documentElement;
 return {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, innerWidth: window.innerWidth,
@@ -119,6 +128,18 @@ def glide(driver, args):
         r["t0"], r["t1"] = t0, t1
         readings.append(r)
 
+    # The page also samples its own thumb every 4 ms (setInterval; the geometry again), stamped
+    # with performance.now(), set on JACK's clock by the narrowest of 20 bracketed readings of
+    # performance.now(): dense readings without a WebDriver round trip each.
+    calibrations = []
+    for _ in range(20):
+        t0 = jack_clock()
+        now = driver.execute_script("return performance.now()")
+        t1 = jack_clock()
+        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
+    width, offset = min(calibrations)
+    result["calibration"] = {"offset": offset, "error": width / 2}
+    driver.execute_script(SAMPLER, "volume")
     for _ in range(5):
         read()
     actions = ActionBuilder(driver)
@@ -132,6 +153,9 @@ def glide(driver, args):
     while time.monotonic() < end:
         read()
     result["readings"] = readings
+    result["samples"] = [{"t0": x["t"] / 1000 + offset - width / 2, "t1": x["t"] / 1000 + offset + width / 2,
+                          "u": x["u"], "value": x["value"]}
+                         for x in driver.execute_script("clearInterval(window.__sampler); return window.__samples")]
     result["after"] = driver.execute_script(READ_THUMB, "volume")
     if args.screenshot:
         driver.save_screenshot(args.screenshot)

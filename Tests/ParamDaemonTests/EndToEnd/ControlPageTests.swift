@@ -60,27 +60,38 @@ struct ControlPageTests {
         // the recorder stamps each period with JACK's cycle time, on the same clock.
         let sound = ControlPage.SoundTimeline(timeline.recording)
         let glideStart = sound.microseconds(ofFrameNear: s, timeline: timeline)
-        let lag: Int64 = 100_000, ahead: Int64 = 10_000
-        var during = 0, intermediate = 0, outside: [String] = []
-        var worstLag: Int64 = 0
-        for r in page.readings {
-            let t0 = Int64(r.t0 * 1e6), t1 = Int64(r.t1 * 1e6)
-            guard let values = sound.values(from: t0 - lag, to: t1 + ahead), !values.isEmpty else { continue }
-            if let g = glideStart, t1 >= g, t0 <= g + 250_000 + lag { during += 1 }
-            if r.u > Double(target) + 0.03 && r.u < 1 - 0.03 { intermediate += 1 }
-            let near = values.filter { abs(Double($0.value) - r.u) <= 0.02 }
-            if let latest = near.map(\.time).max() {
-                worstLag = max(worstLag, t0 - min(latest, t0))
-            } else {
-                let lo = values.map(\.value).min()!, hi = values.map(\.value).max()!
-                outside.append(String(format: "thumb %.4f at %.3f s, sound %.4f…%.4f", r.u, r.t0, lo, hi))
-            }
+        // Two sets of readings: WebDriver's, one round trip each (those bracketed within 30 ms are
+        // judged), and the page's own every 4 ms, set on JACK's clock to within
+        // the calibration error.
+        let webdriver = page.readings.filter { $0.t1 - $0.t0 <= 0.030 }
+        let tracking = ControlPage.Tracking(webdriver, sound: sound, glideStart: glideStart, target: Double(target))
+        let sampled = ControlPage.Tracking(page.samples, sound: sound, glideStart: glideStart, target: Double(target))
+        TestLog.write("control page, WebDriver's readings (\(page.readings.count - webdriver.count) of \(page.readings.count) slower than 30 ms left out): \(tracking)")
+        TestLog.write("control page, the page's own readings (clock offset ±\(String(format: "%.2f", page.calibration.error * 1000)) ms): \(sampled)")
+        #expect(page.calibration.error < 0.010, "performance.now() set on JACK's clock within 10 ms: \(page.calibration.error)")
+        for t in [tracking, sampled] {
+            #expect(t.outside.isEmpty, "thumb readings not within 2 % of the sound of the last \(ControlPage.Tracking.lag / 1000) ms: \(t.outside.prefix(5))")
+        }
+        // WebDriver's round trips are few on a busy machine (one run caught a single reading
+        // inside the glide): each is judged, the count required is the page's own.
+        #expect(sampled.during >= 20, "the page's readings during the glide: \(sampled.during)")
+        #expect(sampled.intermediate >= 10,
+                "the thumb passed through intermediate positions (\(sampled.intermediate) readings between 1 and the target): it glides, not jumps")
+        for r in page.readings + page.samples {
             #expect(abs(r.u - r.value) < 0.01, "the thumb is drawn where the page's value puts it: \(r.u) vs \(r.value)")
         }
-        TestLog.write("control page: \(page.readings.count) readings, \(during) during the glide, \(intermediate) intermediate; thumb at most \(Double(worstLag) / 1000) ms behind the sound; \(outside.count) off")
-        #expect(outside.isEmpty, "thumb readings not within 2 % of the sound of the last \(lag / 1000) ms: \(outside.prefix(5))")
-        #expect(during >= 5, "readings during the glide: \(during)")
-        #expect(intermediate >= 3, "the thumb passed through intermediate positions (\(intermediate) readings between 1 and the target): it glides, not jumps")
+        // The same judgement fails a thumb that jumps: these readings with the thumb put on the
+        // target from the press on, and with the thumb held where it was until the end.
+        if let press = page.press.first {
+            let jumped = page.samples.map { r in var r = r; if r.t0 >= press { r.u = Double(target) }; return r }
+            let judged = ControlPage.Tracking(jumped, sound: sound, glideStart: glideStart, target: Double(target))
+            #expect(!judged.outside.isEmpty && judged.intermediate == 0, "a jumping thumb is caught: \(judged)")
+            let end = (glideStart ?? 0) + 250_000
+            let late = page.samples.map { r in var r = r; if Int64(r.t1 * 1e6) < end { r.u = 1 }; return r }
+            let judgedLate = ControlPage.Tracking(late, sound: sound, glideStart: glideStart, target: Double(target))
+            #expect(!judgedLate.outside.isEmpty && judgedLate.intermediate == 0, "a thumb that waits and jumps is caught: \(judgedLate)")
+            TestLog.write("control page, the same check on a jumping thumb: \(judged.outside.count) readings off; on a late one: \(judgedLate.outside.count) off")
+        }
         #expect(abs(page.after.value - Double(target)) < 1e-6, "the thumb ends on the exact target")
 
         // A phone-sized screen: nothing wider than the viewport.
@@ -112,7 +123,7 @@ struct ControlPageTests {
         let expected: [Double] = [0, 1, 0.9, 0.89, 0.88, 0.89]
         #expect(result.steps.count == expected.count)
         for (step, want) in zip(result.steps, expected) {
-            #expect(abs(step.target - want) < 1e-9, "\(step.key): target \(step.target), expected \(want)")
+            #expect(abs(step.target - want) < 1e-6, "\(step.key): target \(step.target), expected \(want)")
             #expect(step.ariaValueNow == step.target, "aria-valuenow follows the target")
             #expect(step.focused)
         }
@@ -239,7 +250,7 @@ enum ControlPage {
     struct Reading: Decodable {
         var u: Double
         var value: Double
-        var target: Double
+        var target: Double?
         var t0: Double
         var t1: Double
     }
@@ -261,7 +272,11 @@ enum ControlPage {
     struct GlideResult: Decodable {
         struct Track: Decodable { var left: Double; var width: Double; var clickX: Double }
         var track: Track
+        struct Calibration: Decodable { var offset: Double; var error: Double }
+        var press: [Double]
+        var calibration: Calibration
         var readings: [Reading]
+        var samples: [Reading]
         var after: Thumb
         var narrow: Narrow
         var console: [[String: JSONScalar]]
@@ -305,6 +320,38 @@ enum ControlPage {
         }
         var description: String {
             switch self { case .string(let s): s; case .number(let n): "\(n)" }
+        }
+    }
+
+    /// The thumb against the sound: each reading, taken between two stamps t0…t1 on JACK's
+    /// clock, must lie within 2 % of the track of a value that sounded between t0 − 100 ms and
+    /// t1 + 10 ms (a period's samples are stamped from its cycle's start, and rendered then).
+    struct Tracking: CustomStringConvertible {
+        static let lag: Int64 = 100_000
+        static let ahead: Int64 = 10_000
+        var during = 0, intermediate = 0, readings = 0
+        var outside: [String] = []
+        var worstLag: Int64 = 0
+
+        init(_ readings: [Reading], sound: SoundTimeline, glideStart: Int64?, target: Double) {
+            for r in readings {
+                let t0 = Int64(r.t0 * 1e6), t1 = Int64(r.t1 * 1e6)
+                guard let values = sound.values(from: t0 - Self.lag, to: t1 + Self.ahead), !values.isEmpty else { continue }
+                self.readings += 1
+                if let g = glideStart, t1 >= g, t0 <= g + 250_000 + Self.lag { during += 1 }
+                if r.u > target + 0.03 && r.u < 1 - 0.03 { intermediate += 1 }
+                let near = values.filter { abs(Double($0.value) - r.u) <= 0.02 }
+                if let latest = near.map(\.time).max() {
+                    worstLag = max(worstLag, t0 - min(latest, t0))
+                } else {
+                    let lo = values.map(\.value).min()!, hi = values.map(\.value).max()!
+                    outside.append(String(format: "thumb %.4f at %.3f s, sound %.4f…%.4f", r.u, r.t0, lo, hi))
+                }
+            }
+        }
+
+        var description: String {
+            "\(readings) readings, \(during) during the glide, \(intermediate) intermediate; thumb at most \(Double(worstLag) / 1000) ms behind the sound; \(outside.count) off"
         }
     }
 
