@@ -266,7 +266,8 @@ def showcase(driver, args):
     press("volume", 0.8)
     press("tone", 0.5)
     press("pan", 0.35)
-    time.sleep(0.6)
+    time.sleep(3.0)  # their /done notes have gone
+    press("input", 0.9)  # one note to show
     driver.execute_script("""
         const c = document.getElementById('curve'); c.value = 'easeInOutCubic'; c.dispatchEvent(new Event('change'));
         const r = document.getElementById('duration'); r.value = '548'; r.dispatchEvent(new Event('input'));""")
@@ -286,7 +287,7 @@ def main():
     parser.add_argument("--read-seconds", type=float, default=1.0)
     parser.add_argument("--expect", type=float, default=0.3)
     parser.add_argument("--follow", type=float, default=0.6)
-    parser.add_argument("--height", type=int, default=1000)
+    parser.add_argument("--height", type=int, default=1280)
     args = parser.parse_args()
     driver = browser(900, 1100)
     try:
