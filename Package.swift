@@ -28,6 +28,10 @@ let package = Package(
         .systemLibrary(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
+        // Zeroconf through the Avahi daemon (SPEC §9).
+        .systemLibrary(
+            name: "CAvahi", pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]),
         // Linux calls Glibc's module leaves out (eventfd, signalfd, prctl, gettid).
         .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
@@ -35,7 +39,7 @@ let package = Package(
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "CJack", "CLiblo", "CLinux",
+                "ParamCore", "CJack", "CLiblo", "CLinux", "CAvahi",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

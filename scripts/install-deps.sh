@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what paramd needs to build, run and test on Debian or Ubuntu, if it is missing
-# (supercollider-server: scsynth, which the end-to-end test of `send` drives; chromium and
-# chromium-driver: the browser the control page's test drives):
+# (supercollider-server: scsynth, which the end-to-end test of `send` drives; libavahi-client-dev:
+# zeroconf; avahi-daemon, avahi-utils, dbus, iproute2: its test, which runs a private Avahi
+# daemon in a network namespace; chromium and chromium-driver: the browser the control page's
+# test drives):
 # JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
 # `systemd-analyze verify` of the user unit in the tests). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
 PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
-          chromium chromium-driver)
+          libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver)
 MIN_SWIFT=6.1
 
 missing=()

@@ -24,6 +24,8 @@ final class Daemon {
     let sockets: [UDPSocket]
     /// HTTP, WebSocket and OSCQuery on `--http-port` (SPEC §9); nil with `--http-port 0`.
     let http: HTTPServer?
+    /// The zeroconf announcement (SPEC §9); nil on loopback or without an Avahi daemon.
+    let zeroconf: Zeroconf?
     let publisher: Publisher
     /// Other threads hand work to the control thread here, and wake it.
     let inbox = Inbox()
@@ -82,6 +84,8 @@ final class Daemon {
         } else {
             http = nil
         }
+        zeroconf = Zeroconf.announce(name: options.name, httpPort: http == nil ? 0 : options.httpPort, oscPort: options.port,
+                                     addresses: sockets.map(\.address), log: log)
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).

@@ -14,6 +14,8 @@ code. The Swift end-to-end tests (OSCQueryEndToEndTests) run it and read the JSO
       (/volume 0.5 then /volume 0.25, duration 0): their frames are read from the recording.
   wsclient.py refused URL --origin ORIGIN
       an upgrade with that Origin: the HTTP status of the refusal.
+  wsclient.py hold URL PATH SECONDS
+      LISTEN PATH, print "listening" once its value came, then keep the socket open and idle.
 """
 import argparse
 import json
@@ -148,6 +150,15 @@ def refused(args):
         print(json.dumps({"status": e.response.status_code}))
 
 
+def hold(args):
+    with connect(args.url, open_timeout=10) as ws:
+        ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": args.path}))
+        first = receive(ws, until=args.path, seconds=3)
+        print("listening" if first else "no value", flush=True)
+        got = receive(ws, seconds=args.seconds)
+        print(json.dumps({"while_idle": [[a, p] for _, a, p in got]}), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,8 +180,12 @@ def main():
     o = sub.add_parser("refused")
     o.add_argument("url")
     o.add_argument("--origin", required=True)
+    h = sub.add_parser("hold")
+    h.add_argument("url")
+    h.add_argument("path")
+    h.add_argument("seconds", type=float)
     args = parser.parse_args()
-    {"follow": follow, "replies": replies, "bundles": bundles, "refused": refused}[args.command](args)
+    {"follow": follow, "replies": replies, "bundles": bundles, "refused": refused, "hold": hold}[args.command](args)
     return 0
 
 
