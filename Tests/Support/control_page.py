@@ -12,6 +12,8 @@ scenario here and judges what it writes:
              screenshots at the window's size and at 375 px wide, with the page's overflow.
   keys       focus the volume slider and press Home, End, Page Down, Left, Left, Up: the target
              after each key.
+  curves     the curve plot's formulas, evaluated in the page, against --reference (the shared
+             reference values the engine is tested against): each curve's worst difference.
   showcase   the README's screenshot: a few presses, then frequency gliding over 3 s along
              easeInOutCubic, caught half way (--screenshot).
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
@@ -277,9 +279,31 @@ def showcase(driver, args):
     return {"screenshot": args.screenshot}
 
 
+def curves(driver, args):
+    """The plot's curves (computed in the page) against the reference values: each curve's
+    largest difference and its count of rows."""
+    import csv
+    rows = list(csv.DictReader(open(args.reference, newline="")))
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    found = driver.execute_script("""
+        const out = {};
+        for (const [curve, progress, value] of arguments[0]) {
+          const parsed = window.paramd.Curves.parse(curve, 1);
+          const o = out[curve] || (out[curve] = {rows: 0, worst: 0, parsed: !!parsed});
+          o.rows += 1;
+          if (!parsed) continue;
+          const d = Math.abs(parsed.f(progress) - value);
+          if (!(d <= o.worst)) { o.worst = d; o.at = progress; }
+        }
+        return out;""", [[r["curve"], float(r["progress"]), float(r["value"])] for r in rows])
+    return {"curves": found}
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "reconnect", "showcase"))
+    parser.add_argument("scenario", choices=("glide", "keys", "reconnect", "showcase", "curves"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -288,10 +312,12 @@ def main():
     parser.add_argument("--expect", type=float, default=0.3)
     parser.add_argument("--follow", type=float, default=0.6)
     parser.add_argument("--height", type=int, default=1280)
+    parser.add_argument("--reference", help="curves.csv (curve,progress,value), for `curves`")
     args = parser.parse_args()
     driver = browser(900, 1100)
     try:
-        result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase}[args.scenario](driver, args)
+        result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
+                  "curves": curves}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]

@@ -161,6 +161,32 @@ struct ControlPageTests {
     }
 }
 
+extension ControlPageTests {
+    /// The curve picker's plot computes its curves in the page (cubic Béziers, Penner, steps,
+    /// curvature): at the progress points of the shared reference values the engine is held to,
+    /// it draws the same values, to 1e-6 (a plot needs far less; this keeps the formulas honest).
+    @Test func theCurvePlotDrawsTheReferenceCurves() async throws {
+        let server = try JackServer.required()
+        try ControlPage.requireBrowser()
+        let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-curves")
+        let out = TestDirectory.file("ui-curves") + ".json"
+        let reference = ReferenceCurves.directory.appendingPathComponent("curves.csv").path
+        try await ControlPage.run("curves", url: paramd.url, out: out, extra: ["--reference", reference])
+        #expect(try await paramd.stop() == .exited(0))
+        struct Found: Decodable { var rows: Int; var worst: Double; var parsed: Bool; var at: Double? }
+        struct Result: Decodable { var curves: [String: Found] }
+        let result = try JSONDecoder().decode(Result.self, from: Data(contentsOf: URL(fileURLWithPath: out)))
+        let rows = result.curves.values.reduce(0) { $0 + $1.rows }
+        let worst = result.curves.max { $0.value.worst < $1.value.worst }
+        TestLog.write("control page curves: \(result.curves.count) curves, \(rows) reference values; worst \(worst.map { "\($0.value.worst) (\($0.key) at \($0.value.at ?? -1))" } ?? "-")")
+        #expect(result.curves.count >= 40, "curves in the reference: \(result.curves.count)")
+        for (curve, found) in result.curves.sorted(by: { $0.key < $1.key }) {
+            #expect(found.parsed, "the page reads \(curve)")
+            #expect(found.worst < 1e-6, "\(curve): worst \(found.worst) at progress \(found.at ?? -1)")
+        }
+    }
+}
+
 /// Helpers of ControlPageTests: paramd with its HTTP port, the Selenium script, its results.
 enum ControlPage {
     static var script: String { Binaries.packageRoot.appendingPathComponent("Tests/Support/control_page.py").path }
