@@ -16,6 +16,8 @@ scenario here and judges what it writes:
              reference values the engine is tested against): each curve's worst difference.
   showcase   the README's screenshot: a few presses, then frequency gliding over 3 s along
              easeInOutCubic, caught half way (--screenshot).
+  touch      a finger (WebDriver touch input): a tap on pan, a drag along volume, a swipe down
+             across tone; the targets shown after each.
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -279,6 +281,53 @@ def showcase(driver, args):
     return {"screenshot": args.screenshot}
 
 
+def touch(driver, args):
+    """A finger: a tap at 80 % of the pan track; a drag along the volume track from 50 % to 30 %;
+    a swipe down across the tone track (which must scroll, not set a target). The targets the
+    page shows after each."""
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    from selenium.webdriver.common.actions import interaction
+    set_viewport(driver, 390, 844)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+
+    def track(name):
+        slider = driver.find_element(By.ID, "slider-" + name)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
+        time.sleep(0.2)
+        return driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+
+    def finger(points, pause=0.03):
+        actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+        x, y = points[0]
+        actions.pointer_action.move_to_location(x, y)
+        actions.pointer_action.pointer_down()
+        for x, y in points[1:]:
+            actions.pointer_action.pause(pause)
+            actions.pointer_action.move_to_location(x, y)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        time.sleep(0.3)
+
+    def target(name):
+        return driver.execute_script(READ_THUMB, name)["target"]
+
+    out = {"before": {n: target(n) for n in ("pan", "volume", "tone")}}
+    left, top, width, height = track("pan")
+    finger([(round(left + 0.8 * width), round(top + height / 2))])
+    out["tap"] = target("pan")
+    left, top, width, height = track("volume")
+    y = round(top + height / 2)
+    finger([(round(left + f * width), y) for f in (0.5, 0.46, 0.42, 0.38, 0.34, 0.3)])
+    out["drag"] = target("volume")
+    left, top, width, height = track("tone")
+    x = round(left + 0.7 * width)
+    scroll = driver.execute_script("return window.scrollY")
+    finger([(x, round(top + height / 2) + dy) for dy in (0, 10, 20, 40, 60, 80)])
+    out["swipe"] = {"target": target("tone"), "scrolledBy": scroll - driver.execute_script("return window.scrollY")}
+    return out
+
+
 def curves(driver, args):
     """The plot's curves (computed in the page) against the reference values: each curve's
     largest difference and its count of rows."""
@@ -303,7 +352,7 @@ def curves(driver, args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "reconnect", "showcase", "curves"))
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -317,7 +366,7 @@ def main():
     driver = browser(900, 1100)
     try:
         result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
-                  "curves": curves}[args.scenario](driver, args)
+                  "curves": curves, "touch": touch}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]

@@ -162,6 +162,34 @@ struct ControlPageTests {
 }
 
 extension ControlPageTests {
+    /// A finger (WebDriver touch input, at a phone's 390 px): a tap sets a target, a drag sets
+    /// the last position's, and a swipe down across a track scrolls the page and sends nothing.
+    /// paramd's own targets (over UDP) agree.
+    @Test func touchTapsDragsAndScrolls() async throws {
+        let server = try JackServer.required()
+        try ControlPage.requireBrowser()
+        let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-touch")
+        let out = TestDirectory.file("ui-touch") + ".json"
+        try await ControlPage.run("touch", url: paramd.url, out: out)
+        let client = try OSCClient(port: paramd.oscPort)
+        var targets: [String: Float] = [:]
+        for name in ["pan", "volume", "tone"] {
+            try client.send("/\(name)/get")
+            targets[name] = await client.receive(until: "/\(name)/target")?.last?.firstFloat
+        }
+        #expect(try await paramd.stop() == .exited(0))
+        struct Swipe: Decodable { var target: Double; var scrolledBy: Double }
+        struct Result: Decodable { var tap: Double; var drag: Double; var swipe: Swipe }
+        let result = try JSONDecoder().decode(Result.self, from: Data(contentsOf: URL(fileURLWithPath: out)))
+        TestLog.write("control page touch: tap → pan \(result.tap), drag → volume \(result.drag), swipe → tone \(result.swipe.target), page scrolled \(result.swipe.scrolledBy) px; paramd's targets \(targets)")
+        #expect(abs(result.tap - 0.6) < 0.01, "a tap at 80 % of pan (−1…1): \(result.tap)")
+        #expect(abs(result.drag - 0.3) < 0.01, "a drag to 30 % of volume: \(result.drag)")
+        #expect(result.swipe.target == 0, "a swipe down across tone sends nothing: \(result.swipe.target)")
+        #expect(result.swipe.scrolledBy > 10, "the swipe scrolled the page: \(result.swipe.scrolledBy) px")
+        #expect(targets["pan"] == Float(result.tap) && targets["volume"] == Float(result.drag) && targets["tone"] == 0,
+                "paramd's targets: \(targets)")
+    }
+
     /// The curve picker's plot computes its curves in the page (cubic Béziers, Penner, steps,
     /// curvature): at the progress points of the shared reference values the engine is held to,
     /// it draws the same values, to 1e-6 (a plot needs far less; this keeps the formulas honest).
