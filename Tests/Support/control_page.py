@@ -60,6 +60,11 @@ window.__sampler = setInterval(() => {
 }, 4);
 """
 
+TOASTS = """
+return [...document.querySelectorAll('#toasts .toast')].map(t => ({kind: t.dataset.kind,
+  title: t.querySelector('strong').textContent, text: t.querySelector('.toast-text').textContent}));
+"""
+
 OVERFLOW = """
 const d = document.documentElement;
 return {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, innerWidth: window.innerWidth,
@@ -161,6 +166,7 @@ def glide(driver, args):
                           "u": x["u"], "value": x["value"]}
                          for x in driver.execute_script("clearInterval(window.__sampler); return window.__samples")]
     result["after"] = driver.execute_script(READ_THUMB, "volume")
+    result["toasts"] = driver.execute_script(TOASTS)
     if args.screenshot:
         driver.save_screenshot(args.screenshot)
         result["screenshot"] = args.screenshot
@@ -198,7 +204,22 @@ def keys(driver, args):
         if abs(r["value"] - steps[-1]["target"]) < 1e-6:
             break
         time.sleep(0.05)
-    return {"steps": steps, "settled": driver.execute_script(READ_THUMB, "volume"),
+    settled = driver.execute_script(READ_THUMB, "volume")
+    # A curve paramd does not know, typed as a custom curve: paramd's /error shows as a note,
+    # and the target stays where it was.
+    driver.execute_script("""
+        const c = document.getElementById('curve'); c.value = '*'; c.dispatchEvent(new Event('change'));
+        const t = document.getElementById('curve-custom'); t.value = 'wobble(3)'; t.dispatchEvent(new Event('input'));
+        arguments[0].focus();""", slider)
+    ActionChains(driver).send_keys(Keys.HOME).perform()
+    notes = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not any(n["kind"] == "error" for n in notes):
+        time.sleep(0.05)
+        notes = driver.execute_script(TOASTS)
+    time.sleep(0.3)
+    return {"steps": steps, "settled": settled, "notes": notes, "afterError": driver.execute_script(READ_THUMB, "volume"),
+            "customInvalid": driver.execute_script("return document.getElementById('curve-custom').classList.contains('invalid')"),
             "role": slider.get_attribute("role"),
             "aria": {k: slider.get_attribute(k) for k in ("aria-valuemin", "aria-valuemax", "aria-valuetext", "tabindex")}}
 

@@ -643,8 +643,13 @@ function handle(m) {
     refreshTarget(p);
     return;
   }
-  if (m.address === '/warning') { toast('warning', String(m.args[0] ?? ''), String(m.args[1] ?? ''), 'warning'); return; }
-  if (m.address === '/error') { toast('error', String(m.args[0] ?? ''), String(m.args[1] ?? ''), 'error'); return; }
+  if (m.address === '/warning' || m.address === '/error') {
+    const kind = m.address.slice(1);
+    toast(kind, String(m.args[0] ?? ''), String(m.args[1] ?? ''), kind);
+    // A refused or clamped target: show the one paramd has.
+    const about = state.params.get(String(m.args[0] ?? '').split('/')[1]);
+    if (about) { about.getPending = false; refreshTarget(about); }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -93,6 +93,8 @@ struct ControlPageTests {
             TestLog.write("control page, the same check on a jumping thumb: \(judged.outside.count) readings off; on a late one: \(judgedLate.outside.count) off")
         }
         #expect(abs(page.after.value - Double(target)) < 1e-6, "the thumb ends on the exact target")
+        #expect(page.toasts.contains { $0.kind == "done" && $0.title == "volume" && $0.text == "reached 0.200" },
+                "/volume/done shows as a note: \(page.toasts)")
 
         // A phone-sized screen: nothing wider than the viewport.
         #expect(page.narrow.scrollWidth <= page.narrow.clientWidth, "no horizontal scroll at 375 px: \(page.narrow)")
@@ -130,6 +132,12 @@ struct ControlPageTests {
         let paramdTarget = replies?.last?.firstFloat
         #expect(paramdTarget == Float(expected.last!), "paramd's target: \(String(describing: paramdTarget))")
         #expect(abs(result.settled.value - expected.last!) < 1e-6, "the thumb settled on the target: \(result.settled.value)")
+        // A custom curve paramd refuses: its /error is shown, and paramd's target did not move
+        // (the /get above came after the page's refused Home).
+        #expect(result.customInvalid, "the custom-curve field marks a curve the page cannot read")
+        #expect(result.notes.contains { $0.kind == "error" && $0.title == "/volume" && $0.text.contains("wobble") },
+                "paramd's /error shows as a note: \(result.notes)")
+        #expect(result.afterError.target == Double(Float(expected.last!)), "after the /error the marker is back on paramd's target: \(result.afterError.target)")
     }
 
     /// The page reconnects by itself: paramd stops (the page says so), starts again on the same
@@ -332,6 +340,7 @@ enum ControlPage {
         var readings: [Reading]
         var samples: [Reading]
         var after: Thumb
+        var toasts: [Note]
         var narrow: Narrow
         var console: [[String: JSONScalar]]
         var target: Double { after.target }
@@ -343,9 +352,14 @@ enum ControlPage {
         }
     }
 
+    struct Note: Decodable { var kind: String; var title: String; var text: String }
+
     struct KeysResult: Decodable {
         struct Step: Decodable { var key: String; var target: Double; var ariaValueNow: Double; var focused: Bool }
         var steps: [Step]
+        var notes: [Note]
+        var afterError: Thumb
+        var customInvalid: Bool
         var settled: Thumb
         var role: String
         var aria: [String: String]
