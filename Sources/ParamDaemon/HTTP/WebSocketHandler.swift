@@ -21,6 +21,16 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     let sink: StreamSink
     private let open: Open
     private var closing = false
+    private let flow = Flow()
+    static let pauseAt = 256
+    static let resumeAt = 32
+
+    /// OSC packets of this connection waiting in the control thread's inbox, and whether
+    /// reading is paused for them.
+    final class Flow: Sendable {
+        let waiting = Atomic<Int>(0)
+        let paused = Atomic<Bool>(false)
+    }
 
     /// Whether the socket is still open, for the control thread (a LISTEN that waited in the
     /// inbox behind the socket's end must not subscribe).
@@ -56,8 +66,30 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .binary:
             var data = frame.unmaskedData
             let bytes = data.readBytes(length: data.readableBytes) ?? []
-            let sink = self.sink
-            context.inbox.post(.packet(bytes, .stream(label: sink.label, send: sink.send)))
+            let reply = ReplyChannel.stream(label: sink.label, send: sink.send)
+            // Handled by the control thread as a UDP datagram is (Daemon+Packets.swift). A client
+            // that sends faster than that is held back by TCP: past `Self.pauseAt` packets
+            // waiting, this connection stops reading until the control thread has caught up.
+            let flow = self.flow, channel = ctx.channel
+            let waiting = flow.waiting.add(1, ordering: .sequentiallyConsistent).newValue
+            context.inbox.post(.run { daemon in
+                bytes.withUnsafeBytes { daemon.handlePacket($0, replyingTo: reply) }
+                let left = flow.waiting.subtract(1, ordering: .sequentiallyConsistent).newValue
+                if left <= Self.resumeAt, flow.paused.exchange(false, ordering: .sequentiallyConsistent) {
+                    channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+                }
+            })
+            if waiting >= Self.pauseAt, !flow.paused.exchange(true, ordering: .sequentiallyConsistent) {
+                ctx.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                context.log.debug("WebSocket: \(waiting) packets wait for the control thread; reading paused",
+                                  metadata: ["connection": "\(sink.label)"])
+                // The control thread may have drained everything before `paused` was set: then
+                // no packet is left to resume reading, so look again (Dekker: store, then load).
+                if flow.waiting.load(ordering: .sequentiallyConsistent) <= Self.resumeAt,
+                   flow.paused.exchange(false, ordering: .sequentiallyConsistent) {
+                    ctx.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+                }
+            }
         case .ping:
             var data = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: data.readSlice(length: data.readableBytes) ?? ctx.channel.allocator.buffer(capacity: 0))

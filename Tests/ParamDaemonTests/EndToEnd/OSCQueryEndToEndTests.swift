@@ -161,6 +161,26 @@ struct OSCQueryEndToEndTests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
+    /// A client that sends faster than the control thread handles packets is held back by TCP
+    /// (the connection stops reading while 256 of its packets wait), never queued without end
+    /// and never dropped: every message is handled, and paramd answers at the end.
+    @Test func aFloodOverTheWebSocketIsHeldBackNotDropped() async throws {
+        let server = try JackServer.required()
+        let (paramd, http) = try await Self.start("paramd-ws-flood", server: server, arguments: ["--log-level", "debug"])
+        let r = try #require(try await Self.python("wsclient.py", ["flood", "ws://127.0.0.1:\(http)/", "20000"], timeout: .seconds(120))
+                             as? [String: Any])
+        TestLog.write("20000 OSC messages over one WebSocket: sent in \(r["sent_seconds"] ?? "?") s, /pong after \(r["answered_seconds"] ?? "?") s")
+        #expect(r["pong"] as? Bool == true)
+        let status = try #require(r["status"] as? [String: Any])
+        #expect(status["errors"] as? Int == 0, "\(status)")
+        #expect(status["dropped"] as? Int == 0, "\(status)")
+        let rss = try String(contentsOfFile: "/proc/\(paramd.process.pid)/status", encoding: .utf8)
+            .split(separator: "\n").filter { $0.hasPrefix("VmHWM:") || $0.hasPrefix("RssAnon:") }.joined(separator: ", ")
+        let pauses = paramd.process.standardError.components(separatedBy: "reading paused").count - 1
+        TestLog.write("paramd after the flood: \(rss); reading paused \(pauses) times")
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
     @Test func timeTaggedBundlesOverTheWebSocketStartOnTheirFrames() async throws {
         let found: ((a: Int64, b: Int64, first: Float?, second: Float?), FrameTimeline)? = try await recordUntilCovered("bundles over the WebSocket") {
             let server = try JackServer.required()

@@ -14,6 +14,9 @@ code. The Swift end-to-end tests (OSCQueryEndToEndTests) run it and read the JSO
       (/volume 0.5 then /volume 0.25, duration 0): their frames are read from the recording.
   wsclient.py refused URL --origin ORIGIN
       an upgrade with that Origin: the HTTP status of the refusal.
+  wsclient.py flood URL COUNT
+      COUNT OSC messages (/a4 f 440, no reply) as fast as the socket takes them, then /ping:
+      how long the sending took, and whether /pong and /status came back.
   wsclient.py hold URL PATH SECONDS
       LISTEN PATH, print "listening" once its value came, then keep the socket open and idle.
 """
@@ -159,6 +162,23 @@ def hold(args):
         print(json.dumps({"while_idle": [[a, p] for _, a, p in got]}), flush=True)
 
 
+def flood(args):
+    packet = message("/a4", 440.0)
+    with connect(args.url, open_timeout=10) as ws:
+        start = time.monotonic()
+        for _ in range(args.count):
+            ws.send(packet)
+        sent = time.monotonic() - start
+        ws.send(message("/ping"))
+        pong = receive(ws, until="/pong", seconds=30)
+        answered = time.monotonic() - start
+        ws.send(message("/status"))
+        status = receive(ws, until="/status", seconds=10)
+        pairs = status[-1][2] if status else []
+    print(json.dumps({"sent_seconds": round(sent, 3), "answered_seconds": round(answered, 3),
+                      "pong": bool(pong and pong[-1][1] == "/pong"), "status": dict(zip(pairs[0::2], pairs[1::2]))}))
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
@@ -180,12 +200,15 @@ def main():
     o = sub.add_parser("refused")
     o.add_argument("url")
     o.add_argument("--origin", required=True)
+    fl = sub.add_parser("flood")
+    fl.add_argument("url")
+    fl.add_argument("count", type=int)
     h = sub.add_parser("hold")
     h.add_argument("url")
     h.add_argument("path")
     h.add_argument("seconds", type=float)
     args = parser.parse_args()
-    {"follow": follow, "replies": replies, "bundles": bundles, "refused": refused, "hold": hold}[args.command](args)
+    {"follow": follow, "replies": replies, "bundles": bundles, "refused": refused, "hold": hold, "flood": flood}[args.command](args)
     return 0
 
 
