@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        // HTTP, WebSocket and OSCQuery (SPEC §9): one event-loop thread (docs/ARCHITECTURE.md).
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +28,10 @@ let package = Package(
         .systemLibrary(
             name: "CLiblo", pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]),
+        // Zeroconf through the Avahi daemon (SPEC §9).
+        .systemLibrary(
+            name: "CAvahi", pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]),
         // Linux calls Glibc's module leaves out (eventfd, signalfd, prctl, gettid).
         .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
@@ -33,11 +39,17 @@ let package = Package(
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "CJack", "CLiblo", "CLinux",
+                "ParamCore", "CJack", "CLiblo", "CLinux", "CAvahi",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
+            // The control page (SPEC §9), compiled into the binary: nothing is read at run time.
+            resources: [.embedInCode("UI/index.html"), .embedInCode("UI/app.js"), .embedInCode("UI/app.css")],
             swiftSettings: realtimeChecked),
         // Test JACK client: feeds constant signals into ports and records ports to files.
         .executableTarget(

@@ -187,7 +187,7 @@ def start_client(kind, binary, server, port, workdir):
     env = dict(os.environ, JACK_NO_START_SERVER="1", XDG_CONFIG_HOME=os.path.join(workdir, "config"),
                XDG_STATE_HOME=os.path.join(workdir, "state"))
     if kind == "paramd":
-        argv = [binary, "--server", server, "--name", "paramd-bench", "--port", str(port), "--no-state"]
+        argv = [binary, "--server", server, "--name", "paramd-bench", "--port", str(port), "--http-port", "0", "--no-state"]
     else:
         argv = [binary, "-s", server, "-n", "cfloor", "-p", str(port)]
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=open(log_path, "w"),

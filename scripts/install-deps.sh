@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs what paramd needs to build, run and test on Debian or Ubuntu, if it is missing
-# (supercollider-server: scsynth, which the end-to-end test of `send` drives):
+# (supercollider-server: scsynth, which the end-to-end test of `send` drives; libavahi-client-dev:
+# zeroconf; avahi-daemon, avahi-utils, dbus, iproute2: its test, which runs a private Avahi
+# daemon in a network namespace; chromium and chromium-driver: the browser the control page's
+# test drives):
 # JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
 # `systemd-analyze verify` of the user unit in the tests), iproute2 (`ip netns` for the
 # multi-host tests). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
-PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server iproute2)
+PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
+          libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver)
 MIN_SWIFT=6.1
 
 missing=()
@@ -58,7 +62,20 @@ if [ -n "$version" ] && [ "$(printf '%s\n%s\n' "$MIN_SWIFT" "$version" | sort -V
     exit 1
 fi
 
-for tool in jackd jack_lsp oscsend oscdump pkg-config systemd-analyze; do
+# PyPI packages of the tests' Python clients (one requirements file; others may add lines to it),
+# for the python3 on PATH. Debian's own python3 refuses pip into the system (PEP 668) unless told;
+# a pyenv or venv python does not.
+requirements="$(dirname "$0")/../Tests/Support/requirements.txt"
+if [ -f "$requirements" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt=(); if [ "$(id -u)" -ne 0 ]; then apt=(sudo -n); fi
+        "${apt[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
+    fi
+    python3 -m pip install --quiet --disable-pip-version-check -r "$requirements" \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages -r "$requirements"
+fi
+
+for tool in jackd jack_lsp oscsend oscdump pkg-config systemd-analyze chromium chromedriver; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "error: $tool still not found after installing packages" >&2
         exit 1

@@ -3,17 +3,19 @@
 # by $JACK_DEFAULT_SERVER, else the default server), or else a private server with the dummy
 # driver that this script starts and stops again (SIGTERM, waited for) when paramd exits.
 #
-#   scripts/run-paramd.sh [--bin PATH] [--port PORT] [-- PARAMD_ARGS...]
+#   scripts/run-paramd.sh [--bin PATH] [--port PORT] [--http-port PORT] [-- PARAMD_ARGS...]
 #
 # Environment: PARAMD_RATE, PARAMD_PERIOD (private server, default 48000 and 256).
 set -euo pipefail
 
 bin=".build/release/paramd"
 port=9000
+http_port=9001
 while (($# > 0)); do
     case "$1" in
         --bin) bin="$2"; shift 2 ;;
         --port) port="$2"; shift 2 ;;
+        --http-port) http_port="$2"; shift 2 ;;
         --) shift; break ;;
         *) break ;;
     esac
@@ -114,13 +116,14 @@ paramd listens for OSC on UDP port $port (127.0.0.1 and ::1). Try, from another 
   oscsend localhost $port /pan ffs 1 1.2 easeOutBounce
   oscdump 7000 &  oscsend localhost $port /subscribe sii '/*' 60 7000   # watch the values move
   $lsp -c    # JACK ports and connections
+The control page (HTTP port $http_port, 0 = off): http://localhost:$http_port/ui
 Stop with Ctrl-C.
 
 HELP
 
 # paramd runs in the foreground of this script (so Ctrl-C reaches it), its pid kept for cleanup.
 status=0
-"$bin" --port "$port" "${server_args[@]}" "$@" &
+"$bin" --port "$port" --http-port "$http_port" "${server_args[@]}" "$@" &
 paramd_pid=$!
 wait "$paramd_pid" || status=$?
 # A Ctrl-C interrupts `wait` (the INT trap exits, cleanup stops paramd); otherwise paramd is done.

@@ -209,7 +209,7 @@ class Paramd:
         self.port = port
         self.log = log
         self.process = subprocess.Popen(
-            [binary, "--server", server, "--name", "paramd-soak", "--port", str(port), "--max-subscribers", "64"],
+            [binary, "--server", server, "--name", "paramd-soak", "--port", str(port), "--http-port", "0", "--max-subscribers", "64"],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         self.query = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.query.bind(("127.0.0.1", 0))

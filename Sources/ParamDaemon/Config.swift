@@ -57,6 +57,8 @@ struct ParameterConfig: Equatable, Sendable {
 struct ConfigFile: Equatable, Sendable {
     var port: UInt16?
     var bind: [String]?
+    var httpPort: UInt16?
+    var httpAllowHosts: [String]?
     var multicastInterface: String?
     var server: String?
     var name: String?
@@ -80,7 +82,7 @@ struct ConfigFile: Equatable, Sendable {
     /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
     var midi: [MIDIMappingConfig] = []
 
-    static let settingKeys = ["port", "bind", "multicast-interface", "server", "name", "connect", "connect-cv",
+    static let settingKeys = ["port", "bind", "multicast-interface", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv",
                               "connect-midi-in", "connect-midi-out", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
     static let builtInParameterKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
@@ -142,6 +144,17 @@ struct ConfigFile: Equatable, Sendable {
                     throw reader.error(k, "takes numeric IPv4 or IPv6 addresses (got '\(a)')")
                 }
                 file.bind = addresses
+            case "http-port":
+                let n = try reader.integer(k, value)
+                guard (0...65535).contains(n) else { throw reader.error(k, "must be a TCP port, 1…65535, or 0 for no HTTP (got \(n))") }
+                file.httpPort = UInt16(n)
+            case "http-allow-host":
+                let names: [String]
+                if let s = value.string { names = [s] } else { names = try reader.strings(k, value) }
+                for n in names where !Settings.isValidHostName(n) {
+                    throw reader.error(k, "takes host names such as \"studio.local\", without a port (got '\(n)')")
+                }
+                file.httpAllowHosts = names
             case "multicast-interface":
                 let name = try reader.string(k, value)
                 guard !name.isEmpty else { throw reader.error(k, "must name a network interface, e.g. \"eth0\"") }

@@ -43,7 +43,8 @@ extension Daemon {
         }
         let restartOnly: [(String, Bool)] = [
             ("port", new.port != old.port), ("bind", new.bind != old.bind),
-            ("multicast-interface", new.multicastInterface != old.multicastInterface), ("server", new.server != old.server),
+            ("multicast-interface", new.multicastInterface != old.multicastInterface),
+            ("http-port", new.httpPort != old.httpPort), ("http-allow-host", new.httpAllowHosts != old.httpAllowHosts), ("server", new.server != old.server),
             ("name", new.name != old.name), ("connect", new.connections != old.connections),
             ("autoconnect", new.autoconnect != old.autoconnect), ("state-file/no-state", new.stateFile != old.stateFile),
         ]

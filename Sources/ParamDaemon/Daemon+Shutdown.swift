@@ -12,12 +12,24 @@ extension Daemon {
         fadeOut()
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
+        stopHTTP()
         leaveMulticastGroups()
         publisher.stop()
         jack.release()
         midi.engine.deallocate()  // no process callback runs it any more
         log.info("stopped")
         return 0
+    }
+
+    /// Closes the HTTP server, then runs what its connections left in the inbox (answers that
+    /// complete their promises; closes that drop listens), so nothing waits for a loop that ended.
+    func stopHTTP() {
+        zeroconf?.stop()
+        guard let http else { return }
+        http.stop()
+        for work in inbox.take() {
+            if case .run(let body) = work { body(self) }
+        }
     }
 
     /// Pushes a volume-to-0 animation straight to the audio thread (the controller's model,

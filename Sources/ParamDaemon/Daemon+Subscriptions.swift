@@ -13,11 +13,12 @@ extension Daemon {
         let request: SubscriptionRequest
         do { request = try .subscribe(message.arguments) } catch { return refuse(message, error.reason, replyingTo: channel) }
         let pattern = request.pattern ?? "/*", rate = request.rate
-        let endpoint = request.port.map { sender.with(port: $0) } ?? sender
+        let address = request.port.map { sender.with(port: $0) } ?? sender
         // No datagram comes from a group address, but feedback must never go to one (SPEC §12).
-        guard !endpoint.isMulticast else {
+        guard !address.isMulticast else {
             return refuse(message, "feedback goes only to a subscriber's own host, never to a group", replyingTo: channel)
         }
+        let endpoint = FeedbackEndpoint.udp(address)
         let matched: [ParameterID]
         var renewal = false
         do {
@@ -46,7 +47,7 @@ extension Daemon {
         let request: SubscriptionRequest
         do { request = try .unsubscribe(message.arguments) } catch { return refuse(message, error.reason, replyingTo: channel) }
         let pattern = request.pattern
-        let endpoint = request.port.map { sender.with(port: $0) } ?? sender
+        let endpoint = FeedbackEndpoint.udp(request.port.map { sender.with(port: $0) } ?? sender)
         let removed = publisher.subscriptions.withLock { $0.unsubscribe(endpoint, pattern: pattern) }
         if removed {
             if publisher.subscriptions.withLock({ table in !table.subscribers.contains { $0.endpoint == endpoint } }) {

@@ -22,6 +22,10 @@ final class Daemon {
     /// The JACK client, or the renderer parked while there is no server (Jack/JackSession.swift).
     let jack: JackSession
     let sockets: [UDPSocket]
+    /// HTTP, WebSocket and OSCQuery on `--http-port` (SPEC §9); nil with `--http-port 0`.
+    let http: HTTPServer?
+    /// The zeroconf announcement (SPEC §9); nil on loopback or without an Avahi daemon.
+    let zeroconf: Zeroconf?
     let publisher: Publisher
     /// Other threads hand work to the control thread here, and wake it.
     let inbox = Inbox()
@@ -78,6 +82,22 @@ final class Daemon {
             sockets.append(socket)
         }
         self.sockets = sockets
+        // HTTP on the same addresses (a multicast group is no address to serve TCP on), before
+        // JACK too: a taken port stops paramd at once.
+        let unicast = sockets.map(\.address).filter { !$0.isMulticast }
+        if options.httpPort != 0 && unicast.isEmpty {
+            log.notice("HTTP off: paramd listens on multicast groups only (add --bind 127.0.0.1 for OSCQuery and /ui)")
+        }
+        if options.httpPort != 0 && !unicast.isEmpty {
+            let server = try HTTPServer(addresses: unicast, port: options.httpPort,
+                                        allowHosts: options.httpAllowHosts, inbox: inbox, log: log)
+            log.info("HTTP on \(server.listening): OSCQuery, WebSocket, the control page at /ui")
+            http = server
+        } else {
+            http = nil
+        }
+        zeroconf = Zeroconf.announce(name: options.name, httpPort: http == nil ? 0 : options.httpPort, oscPort: options.port,
+                                     addresses: unicast, log: log)
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).

@@ -20,8 +20,10 @@ struct Options: ParsableCommand {
               oscsend localhost 9000 /frequency ffs 880 2 easeInEaseOut
               oscdump 7000 & oscsend localhost 9000 /subscribe sii '/*' 60 7000
 
-            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise. Several
-            machines take one cue from a multicast group (docs/MULTIHOST.md):
+            OSC listens on 127.0.0.1 and ::1 only unless --bind says otherwise; so do
+            HTTP and WebSocket on --http-port (OSCQuery, and the control page at
+            http://localhost:9001/ui). Several machines take one cue from a multicast
+            group (docs/MULTIHOST.md):
 
               paramd --bind 239.255.12.1 --multicast-interface eth0 --bind 127.0.0.1
 
@@ -77,6 +79,16 @@ struct Options: ParsableCommand {
         "Network interface on which to join the multicast groups given to --bind, e.g. eth0 (docs/MULTIHOST.md).",
         valueName: "interface"))
     var multicastInterface: String?
+
+    @Option(name: .customLong("http-port"), help: ArgumentHelp(
+        "TCP port for HTTP and WebSocket: OSCQuery and the control page at /ui, on the same addresses as OSC (default 9001; 0: off).",
+        valueName: "port"))
+    var httpPort: UInt16?
+
+    @Option(name: .customLong("http-allow-host"), help: ArgumentHelp(
+        "A host name HTTP requests may name in their Host header besides paramd's addresses and localhost (repeatable), e.g. studio.local.",
+        valueName: "name"))
+    var httpAllowHost: [String] = []
 
     @Option(help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).", valueName: "name"))
     var server: String?
@@ -144,6 +156,9 @@ struct Options: ParsableCommand {
             throw ValidationError("--multicast-interface must name a network interface, e.g. eth0")
         }
         if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
+        for host in httpAllowHost where !Settings.isValidHostName(host) {
+            throw ValidationError("--http-allow-host takes a host name such as studio.local, without a port (got '\(host)')")
+        }
     }
 }
 

@@ -5,6 +5,10 @@ import ParamCore
 /// The settings in force: the command line over the config file over the defaults (SPEC §6).
 struct Settings: Equatable, Sendable {
     var port: UInt16 = 9000
+    /// HTTP and WebSocket (SPEC §9); 0: off.
+    var httpPort: UInt16 = 9001
+    /// Host names the `Host` header may carry besides paramd's addresses and localhost.
+    var httpAllowHosts: [String] = []
     /// Addresses to listen on; empty means the loopback addresses.
     var bind: [String] = []
     /// `--multicast-interface`: where the multicast groups in `bind` are joined (SPEC §12).
@@ -40,6 +44,8 @@ struct Settings: Equatable, Sendable {
         if let v = options.port ?? file.port { port = v }
         bind = options.bind.isEmpty ? (file.bind ?? []) : options.bind
         multicastInterface = options.multicastInterface ?? file.multicastInterface
+        if let v = options.httpPort ?? file.httpPort { httpPort = v }
+        httpAllowHosts = options.httpAllowHost.isEmpty ? (file.httpAllowHosts ?? []) : options.httpAllowHost
         server = options.server ?? file.server
         if let v = options.name ?? file.name { name = v }
         connections = options.connect.map(Self.splitConnections) ?? file.connect ?? []
@@ -77,6 +83,13 @@ struct Settings: Equatable, Sendable {
 
     /// A parameter's default action from the file, completed with SPEC §3's.
     func defaultAction(_ p: ParameterID) -> DefaultAction { registry[p].defaultAction }
+
+    /// A host name for `--http-allow-host`: letters, digits, `-`, `.` and `_`, no port.
+    static func isValidHostName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 253 && name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)
+        }
+    }
 
     /// `NAME=PORT`, split at the first `=`; nil when either side is empty.
     static func splitCVConnection(_ text: String) -> (String, String)? {

@@ -38,9 +38,12 @@ final class Publisher: @unchecked Sendable {
     /// One connected socket per forwarding route, made when first needed.
     private var forwardSockets: [UDPSocket?]
     private var forwardErrors = RateLimiter(burst: 3, interval: 10)
-    let subscriptions: Locked<Subscriptions<SocketAddress>>
-    /// One connected socket per subscriber, so a refusing address can be noticed and dropped.
+    let subscriptions: Locked<Subscriptions<FeedbackEndpoint>>
+    /// One connected socket per UDP subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
+    /// The WebSocket connections that `LISTEN` (SPEC §9), by number: each gets every message on
+    /// its own, never bundled.
+    private let streams = Locked<[UInt64: StreamSink]>([:])
     /// Audio thread → publisher.
     let wake: FeedbackWake
     /// Control thread → publisher: stop, or look at the subscriptions again.
@@ -122,8 +125,8 @@ final class Publisher: @unchecked Sendable {
     func switchEvents(to handles: RendererHandles, injecting injected: [Event] = []) {
         stop()
         let now = monotonicSeconds()
-        var outbox = Subscriptions<SocketAddress>.Outbox()
-        var endpoints: [SocketAddress] = []
+        var outbox = Subscriptions<FeedbackEndpoint>.Outbox()
+        var endpoints: [FeedbackEndpoint] = []
         subscriptions.withLock { table in
             while let event = events.pop() { Self.publish(event, into: &table, now: now, outbox: &outbox) }
             for event in injected { Self.publish(event, into: &table, now: now, outbox: &outbox) }
@@ -142,8 +145,8 @@ final class Publisher: @unchecked Sendable {
         return since == 0 ? 0 : monotonicSeconds() - Double(since) / 1000
     }
 
-    private static func publish(_ event: Event, into table: inout Subscriptions<SocketAddress>,
-                                now: Double, outbox: inout Subscriptions<SocketAddress>.Outbox) {
+    private static func publish(_ event: Event, into table: inout Subscriptions<FeedbackEndpoint>,
+                                now: Double, outbox: inout Subscriptions<FeedbackEndpoint>.Outbox) {
         switch event {
         case .value(let p, let v):
             table.valueChanged(p, v, now: now, into: &outbox)
@@ -155,8 +158,14 @@ final class Publisher: @unchecked Sendable {
     /// Control thread: sends `messages` to one subscriber now (the `/subscribed` reply and
     /// the snapshot).
     /// These go as plain messages, one datagram each, never bundled.
-    func send(_ messages: [OSCMessage], to endpoint: SocketAddress) {
-        guard let socket = socket(for: endpoint) else { return }
+    func send(_ messages: [OSCMessage], to endpoint: FeedbackEndpoint) {
+        guard case .udp(let address) = endpoint else {
+            if case .stream(let id) = endpoint, let sink = streams.withLock({ $0[id] }) {
+                for message in messages { sink.send(message.encoded()) }
+            }
+            return
+        }
+        guard let socket = socket(for: address) else { return }
         for message in messages where socket.send(message.encoded()) == ECONNREFUSED {
             log.notice("subscriber refuses packets; dropped", metadata: ["subscriber": "\(endpoint)"])
             subscriptions.withLock { $0.remove(endpoint) }
@@ -166,8 +175,16 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    func forget(_ endpoint: SocketAddress) {
-        _ = sockets.withLock { $0.removeValue(forKey: endpoint) }
+    func forget(_ endpoint: FeedbackEndpoint) {
+        switch endpoint {
+        case .udp(let address): _ = sockets.withLock { $0.removeValue(forKey: address) }
+        case .stream(let id): _ = streams.withLock { $0.removeValue(forKey: id) }
+        }
+    }
+
+    /// Control thread: a WebSocket connection that listens; its messages go to `sink`.
+    func register(stream id: UInt64, _ sink: StreamSink) {
+        streams.withLock { $0[id] = sink }
     }
 
     private func run() {
@@ -180,11 +197,11 @@ final class Publisher: @unchecked Sendable {
             let now = monotonicSeconds()
             busySince.store(Int(now * 1000), ordering: .relaxed)
             wake.beginRound()
-            var outbox = Subscriptions<SocketAddress>.Outbox()
-            var endpoints: [SocketAddress] = []
+            var outbox = Subscriptions<FeedbackEndpoint>.Outbox()
+            var endpoints: [FeedbackEndpoint] = []
             var moving = false
             var plan: (rate: Double?, flush: Double?, expiry: Double?) = (nil, nil, nil)
-            var lapsed: [SocketAddress] = []
+            var lapsed: [FeedbackEndpoint] = []
             var forwarded: [Forwarding.Due] = []
             subscriptions.withLock { table in
                 // Expiry first: the outbox refers to subscribers by their index.
@@ -293,7 +310,9 @@ final class Publisher: @unchecked Sendable {
     /// animations that end) share the same datagrams: the cost of a round is about one
     /// `send` per subscriber and datagram, however many animations end.
     /// `endpoints[i]` is subscriber i of the outbox.
-    private func deliver(_ outbox: Subscriptions<SocketAddress>.Outbox, to endpoints: [SocketAddress]) {
+    /// A WebSocket subscriber gets each message as a frame of its own, never a bundle (SPEC §9:
+    /// clients such as oscqueryhtml read only messages).
+    private func deliver(_ outbox: Subscriptions<FeedbackEndpoint>.Outbox, to endpoints: [FeedbackEndpoint]) {
         guard !outbox.isEmpty else { return }
         var lists = [[Int]](repeating: [], count: endpoints.count)
         for send in outbox.sends where send.subscriber < endpoints.count { lists[send.subscriber].append(send.message) }
@@ -304,8 +323,8 @@ final class Publisher: @unchecked Sendable {
             groups[list, default: []].append(i)
         }
         var encoded = [[UInt8]?](repeating: nil, count: outbox.messages.count)
-        var refused: Set<SocketAddress> = []
-        var unreachable: Set<SocketAddress> = []
+        var refused: Set<FeedbackEndpoint> = []
+        var unreachable: Set<FeedbackEndpoint> = []
         for list in order {
             let members = groups[list]!
             let messages = list.map { m in
@@ -314,11 +333,17 @@ final class Publisher: @unchecked Sendable {
                 encoded[m] = bytes
                 return bytes
             }
-            let maximum = members.allSatisfy { endpoints[$0].isLoopback } ? 32 * 1024 : 1472
+            let maximum = members.allSatisfy { endpoints[$0].udp?.isLoopback ?? true } ? 32 * 1024 : 1472
             let datagrams = Self.datagrams(messages, maximum: maximum)
             for i in members {
                 let endpoint = endpoints[i]
-                guard let socket = socket(for: endpoint) else {
+                guard case .udp(let address) = endpoint else {
+                    if case .stream(let id) = endpoint, let sink = streams.withLock({ $0[id] }) {
+                        for message in messages { sink.send(message) }
+                    }
+                    continue
+                }
+                guard let socket = socket(for: address) else {
                     unreachable.insert(endpoint)
                     continue
                 }

@@ -23,7 +23,9 @@ struct ParamdProcess {
         if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = home + "/state" }
         let process = try ChildProcess(
             try Binaries.paramd(),
-            ["--server", server.name, "--name", name, "--port", "\(port)"] + arguments,
+            // HTTP off unless a test asks for it (`--http-port` later on the line wins): parallel
+            // tests would otherwise clash on its default port, 9001.
+            ["--server", server.name, "--name", name, "--port", "\(port)", "--http-port", "0"] + arguments,
             environment: environment, label: name)
         try await process.waitForLine(containing: "ready:", on: .stderr)
         return ParamdProcess(process: process, port: port, name: name)

@@ -60,6 +60,38 @@ struct WakeupTests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
+    /// SPEC §9: HTTP on, a WebSocket connected and LISTENing to a parameter that does not move:
+    /// the HTTP thread sleeps as the others do (it wakes for a connection's bytes only).
+    @Test func anIdleParamdWithHTTPAndAListeningWebSocketWakesNoMoreThanWithout() async throws {
+        let server = try JackServer.required()
+        let http = try freeTCPPort()
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-idle-http", arguments: ["--http-port", "\(http)"])
+        let client = try ChildProcess("python3", ["\(OSCQueryEndToEndTests.scripts)/wsclient.py", "hold", "ws://127.0.0.1:\(http)/", "/volume", "6"],
+                                      label: "ws-hold")
+        try await client.waitForLine(containing: "listening", on: .stdout, timeout: .seconds(20))
+        try await Task.sleep(for: .seconds(1))
+        let rates = try await Self.wakeupRates(paramd.process.pid, over: 3)
+        let periods = Double(server.sampleRate) / Double(server.period)
+        let total = rates.reduce(0) { $0 + $1.perSecond }
+        TestLog.write("idle with HTTP and a listening WebSocket, wake-ups per second: \(String(format: "%.1f", total)) (JACK periods \(periods)): "
+                      + rates.map { "\($0.name)[\($0.tid)] \(String(format: "%.1f", $0.perSecond))" }.joined(separator: ", "))
+        let httpThread = rates.filter { $0.name == "paramd-http" }
+        #expect(httpThread.count == 1, "one HTTP thread, by name: \(rates)")
+        #expect((httpThread.first?.perSecond ?? .infinity) <= 0.5, "the HTTP thread sleeps: \(httpThread)")
+        #expect(total <= periods + 5, "\(rates)")
+        let osc = try OSCClient(port: paramd.port)
+        let status = try #require(try await osc.request("/status", reply: "/status")).statusPairs
+        if case .float32(let wakeups)? = status["wakeups_per_s"] {
+            TestLog.write("/status wakeups_per_s \(wakeups) with HTTP and a listening WebSocket")
+            #expect(wakeups >= 0 && wakeups <= 5)
+        } else {
+            Issue.record("no wakeups_per_s in /status")
+        }
+        #expect(try await client.waitForExit(timeout: .seconds(20)) == .exited(0))
+        #expect(client.standardOutput.contains(#"{"while_idle": []}"#), "nothing sent while nothing moved: \(client.outputSummary())")
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
     @Test func whileAParameterMovesThePublisherWakesAtTheSubscribersRateNotEveryPeriod() async throws {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-rate")

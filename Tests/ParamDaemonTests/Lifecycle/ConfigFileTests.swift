@@ -36,6 +36,8 @@ struct ConfigFileTests {
         BadConfig(text: "[volume]\nmax = 2\n", line: 2, key: "volume.max", words: "fixed"),
         BadConfig(text: "[cutoff]\nmin = 20\nmax = 200\ncv = \"yes\"\n", line: 4, key: "cutoff.cv", words: "must be true or false"),
         BadConfig(text: "connect-cv = [\"cutoff=system:playback_1\"]\n[cutoff]\nmin = 20\nmax = 200\n", line: 1, key: "connect-cv", words: "no CV port"),
+        BadConfig(text: "port = 9000\nhttp-port = 70000\n", line: 2, key: "http-port", words: "must be a TCP port"),
+        BadConfig(text: "http-allow-host = [\"studio.local:9001\"]\n", line: 1, key: "http-allow-host", words: "without a port"),
     ]
 
     @Test(arguments: badConfigs)

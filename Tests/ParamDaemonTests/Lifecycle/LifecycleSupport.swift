@@ -153,7 +153,7 @@ struct TestHome {
 func launchParamd(server: String, name: String, port: UInt16, arguments: [String] = [],
                   environment: [String: String]) throws -> ChildProcess {
     try ChildProcess(try Binaries.paramd(),
-                     ["--server", server, "--name", name, "--port", "\(port)"] + arguments,
+                     ["--server", server, "--name", name, "--port", "\(port)", "--http-port", "0"] + arguments,
                      environment: environment, label: name)
 }
 

@@ -16,7 +16,7 @@ struct NSMSessionTests {
         let home = TestHome(label)
         var environment = home.environment
         environment["NSM_URL"] = nsm.url
-        return try ChildProcess(try Binaries.paramd(), ["--server", server.name, "--port", "\(port)"],
+        return try ChildProcess(try Binaries.paramd(), ["--server", server.name, "--port", "\(port)", "--http-port", "0"],
                                 environment: environment, label: label)
     }
 

@@ -39,7 +39,7 @@ struct UnitUnderSystemdTests {
         var lines: [String] = []
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("ExecStart=") {
-                lines.append("ExecStart=\(try Binaries.paramd()) --server \(server.name) --name paramd-unit --port \(port)")
+                lines.append("ExecStart=\(try Binaries.paramd()) --server \(server.name) --name paramd-unit --port \(port) --http-port 0")
             } else if line.hasPrefix("WatchdogSec=") {
                 lines.append("WatchdogSec=1")
             } else if line.hasPrefix("Environment=") {

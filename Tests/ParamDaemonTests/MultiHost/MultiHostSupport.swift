@@ -18,7 +18,7 @@ struct HostedParamd {
         let home = TestDirectory.file("home-\(name)")
         let process = try lab.spawn(
             in: host,
-            [try Binaries.paramd(), "--server", server.name, "--name", name, "--port", "\(port)", "--no-state"] + arguments,
+            [try Binaries.paramd(), "--server", server.name, "--name", name, "--port", "\(port)", "--http-port", "0", "--no-state"] + arguments,
             environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state"], label: name)
         try await process.waitForLine(containing: "ready:", on: .stderr)
         return HostedParamd(process: process, name: name, host: host)

@@ -143,7 +143,8 @@ public struct RecordingMetadata: Codable, Sendable, Equatable {
     /// Xruns the recorder was told about.
     public var xruns: Int?
     /// `[frameTime, usecs, nframes]` of every recorded period: `jack_last_frame_time`,
-    /// `jack_get_cycle_times`' current_usecs (CLOCK_MONOTONIC microseconds) and the period's
+    /// `jack_get_cycle_times`' current_usecs (JACK's clock: jackd 1.9.21 on Linux reads
+    /// CLOCK_MONOTONIC_RAW, which drifts from CLOCK_MONOTONIC, by 0.3 s after 20 minutes seen here) and the period's
     /// length (recordings made before it was stored have the first two only). Caveat: JACK2
     /// reads the first two from the engine's current timer, so a callback that runs late on a
     /// loaded machine can stamp its period with the next cycle's time (seen here: one stamp a

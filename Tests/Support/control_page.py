@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Drives paramd's control page (/ui) in headless Chromium with Selenium, for ControlPageTests.
+
+Debian's chromium and chromium-driver (scripts/install-deps.sh), Selenium from PyPI
+(Tests/Support/requirements.txt). The Swift suite starts JACK, paramd and the recorder, runs one
+scenario here and judges what it writes:
+
+  glide      press the volume track at --fraction (a real pointer click at that x), then read the
+             thumb's position many times, each reading bracketed by CLOCK_MONOTONIC_RAW stamps
+             (the clock JACK stamps its periods with on Linux; it drifts from CLOCK_MONOTONIC),
+             so the suite can set it beside the recording;
+             screenshots at the window's size and at 375 px wide, with the page's overflow.
+  keys       focus the volume slider and press Home, End, Page Down, Left, Left, Up: the target
+             after each key.
+  curves     the curve plot's formulas, evaluated in the page, against --reference (the shared
+             reference values the engine is tested against): each curve's worst difference.
+  showcase   the README's screenshot: a few presses, then frequency gliding over 3 s along
+             easeInOutCubic, caught half way (--screenshot).
+  touch      a finger (WebDriver touch input): a tap on pan, a drag along volume, a swipe down
+             across tone; the targets shown after each.
+  reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
+             (the suite stops paramd); `back <value>` once it is live again and shows volume at
+             --expect; `followed <n> <value>` once the thumb has moved through n intermediate
+             positions to --follow (the suite sends that target over UDP).
+
+Results go to --out as JSON; progress lines to stdout.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+# The thumb's centre as a fraction of the track, from the geometry the user sees (not from a
+# number the page keeps), with the page's own value and target.
+READ_THUMB = """
+const s = document.getElementById('slider-' + arguments[0]);
+if (!s) return null;
+const r = s.getBoundingClientRect(), t = s.querySelector('.thumb').getBoundingClientRect();
+return {u: (t.left + t.width / 2 - r.left) / r.width,
+        value: s.dataset.value === undefined ? null : Number(s.dataset.value),
+        target: s.dataset.target === undefined ? null : Number(s.dataset.target),
+        connection: document.getElementById('connection').dataset.state};
+"""
+
+SAMPLER = """
+const s = document.getElementById('slider-' + arguments[0]);
+window.__samples = [];
+window.__sampler = setInterval(() => {
+  const r = s.getBoundingClientRect(), t = s.querySelector('.thumb').getBoundingClientRect();
+  window.__samples.push({t: performance.now(), u: (t.left + t.width / 2 - r.left) / r.width, value: Number(s.dataset.value)});
+}, 4);
+"""
+
+TOASTS = """
+return [...document.querySelectorAll('#toasts .toast')].map(t => ({kind: t.dataset.kind,
+  title: t.querySelector('strong').textContent, text: t.querySelector('.toast-text').textContent}));
+"""
+
+OVERFLOW = """
+const d = document.documentElement;
+return {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, innerWidth: window.innerWidth,
+        widest: Math.max(...[...document.querySelectorAll('body *')].map(e => e.getBoundingClientRect().right))};
+"""
+
+
+def jack_clock():
+    """Seconds on JACK's clock: jackd 1.9.21 reads CLOCK_MONOTONIC_RAW on Linux."""
+    return time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
+
+
+def say(line):
+    print(line, flush=True)
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    binary = os.environ.get("PARAMD_CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                 "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
+                 "--force-device-scale-factor=1", "--hide-scrollbars", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    driver_path = os.environ.get("PARAMD_CHROMEDRIVER", "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver.set_script_timeout(10)
+    return driver
+
+
+def wait_live(driver, name, timeout=20.0):
+    """Until the page is live and shows `name`'s value (and target); returns the reading."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = driver.execute_script(READ_THUMB, name)
+        if r and r["connection"] == "live" and r["value"] is not None and r["target"] is not None:
+            return r
+        time.sleep(0.05)
+    raise SystemExit(f"the page did not show {name} live within {timeout} s: {driver.execute_script(READ_THUMB, name)}")
+
+
+def set_viewport(driver, width, height):
+    """Resizes so that the page's viewport (not the window) is width × height."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(width + (width - inner[0]), height + (height - inner[1]))
+
+
+def glide(driver, args):
+    result = {}
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    before = wait_live(driver, "volume")
+    result["before"] = before
+    slider = driver.find_element(By.ID, "slider-volume")
+    rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+    left, top, width, height = rect
+    x = round(left + args.fraction * width)
+    y = round(top + height / 2)
+    result["track"] = {"left": left, "width": width, "clickX": x}
+    # Read the thumb while idle for a moment (it must stay at the old value), press, read on.
+    readings = []
+
+    def read():
+        t0 = jack_clock()
+        r = driver.execute_script(READ_THUMB, "volume")
+        t1 = jack_clock()
+        r["t0"], r["t1"] = t0, t1
+        readings.append(r)
+
+    # The page also samples its own thumb every 4 ms (setInterval; the geometry again), stamped
+    # with performance.now(), set on JACK's clock by the narrowest of 20 bracketed readings of
+    # performance.now(): dense readings without a WebDriver round trip each.
+    calibrations = []
+    for _ in range(20):
+        t0 = jack_clock()
+        now = driver.execute_script("return performance.now()")
+        t1 = jack_clock()
+        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
+    width, offset = min(calibrations)
+    result["calibration"] = {"offset": offset, "error": width / 2}
+    driver.execute_script(SAMPLER, "volume")
+    for _ in range(5):
+        read()
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(x, y)
+    actions.pointer_action.pointer_down()
+    actions.pointer_action.pointer_up()
+    result["press"] = [jack_clock()]
+    actions.perform()
+    result["press"].append(jack_clock())
+    end = time.monotonic() + args.read_seconds
+    while time.monotonic() < end:
+        read()
+    result["readings"] = readings
+    result["samples"] = [{"t0": x["t"] / 1000 + offset - width / 2, "t1": x["t"] / 1000 + offset + width / 2,
+                          "u": x["u"], "value": x["value"]}
+                         for x in driver.execute_script("clearInterval(window.__sampler); return window.__samples")]
+    result["after"] = driver.execute_script(READ_THUMB, "volume")
+    result["toasts"] = driver.execute_script(TOASTS)
+    if args.screenshot:
+        driver.save_screenshot(args.screenshot)
+        result["screenshot"] = args.screenshot
+    # A phone-sized screen: no horizontal scroll, and a screenshot.
+    set_viewport(driver, 375, 812)
+    time.sleep(0.3)
+    result["narrow"] = driver.execute_script(OVERFLOW)
+    result["narrow"]["thumb"] = driver.execute_script(READ_THUMB, "volume")
+    if args.screenshot:
+        narrow = args.screenshot.replace(".png", "-375.png")
+        driver.save_screenshot(narrow)
+        result["narrowScreenshot"] = narrow
+    return result
+
+
+def keys(driver, args):
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    slider = driver.find_element(By.ID, "slider-volume")
+    driver.execute_script("arguments[0].focus()", slider)
+    steps = []
+    for name, key in (("Home", Keys.HOME), ("End", Keys.END), ("PageDown", Keys.PAGE_DOWN),
+                      ("ArrowLeft", Keys.ARROW_LEFT), ("ArrowLeft", Keys.ARROW_LEFT), ("ArrowUp", Keys.ARROW_UP)):
+        ActionChains(driver).send_keys(key).perform()
+        time.sleep(0.15)
+        steps.append({"key": name,
+                      "target": float(slider.get_attribute("data-target")),
+                      "ariaValueNow": float(slider.get_attribute("aria-valuenow")),
+                      "focused": driver.execute_script("return document.activeElement === arguments[0]", slider)})
+    # The thumb settles where the keys left the target (the sound followed).
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        r = driver.execute_script(READ_THUMB, "volume")
+        if abs(r["value"] - steps[-1]["target"]) < 1e-6:
+            break
+        time.sleep(0.05)
+    settled = driver.execute_script(READ_THUMB, "volume")
+    # A curve paramd does not know, typed as a custom curve: paramd's /error shows as a note,
+    # and the target stays where it was.
+    driver.execute_script("""
+        const c = document.getElementById('curve'); c.value = '*'; c.dispatchEvent(new Event('change'));
+        const t = document.getElementById('curve-custom'); t.value = 'wobble(3)'; t.dispatchEvent(new Event('input'));
+        arguments[0].focus();""", slider)
+    ActionChains(driver).send_keys(Keys.HOME).perform()
+    notes = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not any(n["kind"] == "error" for n in notes):
+        time.sleep(0.05)
+        notes = driver.execute_script(TOASTS)
+    time.sleep(0.3)
+    return {"steps": steps, "settled": settled, "notes": notes, "afterError": driver.execute_script(READ_THUMB, "volume"),
+            "customInvalid": driver.execute_script("return document.getElementById('curve-custom').classList.contains('invalid')"),
+            "role": slider.get_attribute("role"),
+            "aria": {k: slider.get_attribute(k) for k in ("aria-valuemin", "aria-valuemax", "aria-valuetext", "tabindex")}}
+
+
+def reconnect(driver, args):
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    first = wait_live(driver, "volume")
+    say(f"live {first['value']}")
+    deadline = time.monotonic() + 30
+    lost = None
+    while time.monotonic() < deadline:
+        r = driver.execute_script(READ_THUMB, "volume")
+        if r is None or r["connection"] != "live":
+            lost = driver.execute_script("return document.getElementById('connection-text').textContent")
+            break
+        time.sleep(0.05)
+    if lost is None:
+        raise SystemExit("the page never showed the connection lost")
+    say(f"lost {json.dumps(lost)}")
+    lost_at = time.monotonic()
+    deadline = time.monotonic() + 60
+    back = None
+    while time.monotonic() < deadline:
+        r = driver.execute_script(READ_THUMB, "volume")
+        if r and r["connection"] == "live" and r["value"] is not None and abs(r["value"] - args.expect) < 1e-4:
+            back = r
+            break
+        time.sleep(0.05)
+    if back is None:
+        raise SystemExit(f"the page did not come back showing volume {args.expect}: {driver.execute_script(READ_THUMB, 'volume')}")
+    back_after = time.monotonic() - lost_at
+    say(f"back {back['value']}")
+    seen = set()
+    deadline = time.monotonic() + 20
+    final = None
+    while time.monotonic() < deadline:
+        r = driver.execute_script(READ_THUMB, "volume")
+        v = r["value"]
+        lo, hi = sorted((args.expect, args.follow))
+        if lo + 0.02 < v < hi - 0.02:
+            seen.add(round(v, 4))
+        if abs(v - args.follow) < 1e-6:
+            final = r
+            break
+        time.sleep(0.01)
+    if final is None:
+        raise SystemExit(f"the page did not follow volume to {args.follow}: {driver.execute_script(READ_THUMB, 'volume')}")
+    say(f"followed {len(seen)} {final['value']}")
+    return {"lostText": lost, "backAfterSeconds": back_after, "back": back, "intermediate": sorted(seen), "final": final}
+
+
+def showcase(driver, args):
+    """The README's picture (docs/images/control-page.png): a glide in progress."""
+    set_viewport(driver, 900, args.height)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+
+    def press(name, fraction):
+        slider = driver.find_element(By.ID, "slider-" + name)
+        left, top, width, height = driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+        actions = ActionBuilder(driver)
+        actions.pointer_action.move_to_location(round(left + fraction * width), round(top + height / 2))
+        actions.pointer_action.pointer_down()
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    press("volume", 0.8)
+    press("tone", 0.5)
+    press("pan", 0.35)
+    time.sleep(3.0)  # their /done notes have gone
+    press("input", 0.9)  # one note to show
+    driver.execute_script("""
+        const c = document.getElementById('curve'); c.value = 'easeInOutCubic'; c.dispatchEvent(new Event('change'));
+        const r = document.getElementById('duration'); r.value = '548'; r.dispatchEvent(new Event('input'));""")
+    press("frequency", 0.62)
+    time.sleep(1.1)
+    driver.save_screenshot(args.screenshot)
+    return {"screenshot": args.screenshot}
+
+
+def touch(driver, args):
+    """A finger: a tap at 80 % of the pan track; a drag along the volume track from 50 % to 30 %;
+    a swipe down across the tone track (which must scroll, not set a target). The targets the
+    page shows after each."""
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    from selenium.webdriver.common.actions import interaction
+    set_viewport(driver, 390, 844)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+
+    def track(name):
+        slider = driver.find_element(By.ID, "slider-" + name)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
+        time.sleep(0.2)
+        return driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+
+    def finger(points, pause=0.03):
+        actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+        x, y = points[0]
+        actions.pointer_action.move_to_location(x, y)
+        actions.pointer_action.pointer_down()
+        for x, y in points[1:]:
+            actions.pointer_action.pause(pause)
+            actions.pointer_action.move_to_location(x, y)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        time.sleep(0.3)
+
+    def target(name):
+        return driver.execute_script(READ_THUMB, name)["target"]
+
+    out = {"before": {n: target(n) for n in ("pan", "volume", "tone")}}
+    left, top, width, height = track("pan")
+    finger([(round(left + 0.8 * width), round(top + height / 2))])
+    out["tap"] = target("pan")
+    left, top, width, height = track("volume")
+    y = round(top + height / 2)
+    finger([(round(left + f * width), y) for f in (0.5, 0.46, 0.42, 0.38, 0.34, 0.3)])
+    out["drag"] = target("volume")
+    left, top, width, height = track("tone")
+    x = round(left + 0.7 * width)
+    scroll = driver.execute_script("return window.scrollY")
+    finger([(x, round(top + height / 2) + dy) for dy in (0, 10, 20, 40, 60, 80)])
+    out["swipe"] = {"target": target("tone"), "scrolledBy": scroll - driver.execute_script("return window.scrollY")}
+    return out
+
+
+def curves(driver, args):
+    """The plot's curves (computed in the page) against the reference values: each curve's
+    largest difference and its count of rows."""
+    import csv
+    rows = list(csv.DictReader(open(args.reference, newline="")))
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    found = driver.execute_script("""
+        const out = {};
+        for (const [curve, progress, value] of arguments[0]) {
+          const parsed = window.paramd.Curves.parse(curve, 1);
+          const o = out[curve] || (out[curve] = {rows: 0, worst: 0, parsed: !!parsed});
+          o.rows += 1;
+          if (!parsed) continue;
+          const d = Math.abs(parsed.f(progress) - value);
+          if (!(d <= o.worst)) { o.worst = d; o.at = progress; }
+        }
+        return out;""", [[r["curve"], float(r["progress"]), float(r["value"])] for r in rows])
+    return {"curves": found}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves"))
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--screenshot")
+    parser.add_argument("--fraction", type=float, default=0.2)
+    parser.add_argument("--read-seconds", type=float, default=1.0)
+    parser.add_argument("--expect", type=float, default=0.3)
+    parser.add_argument("--follow", type=float, default=0.6)
+    parser.add_argument("--height", type=int, default=1280)
+    parser.add_argument("--reference", help="curves.csv (curve,progress,value), for `curves`")
+    args = parser.parse_args()
+    driver = browser(900, 1100)
+    try:
+        result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
+                  "curves": curves, "touch": touch}[args.scenario](driver, args)
+        logs = []
+        try:
+            logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
+        except Exception:  # not every driver keeps the console log
+            pass
+        result["console"] = logs
+    finally:
+        driver.quit()
+    with open(args.out, "w") as f:
+        json.dump(result, f)
+    say("done")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
