@@ -113,6 +113,8 @@ extension JackTool {
         @Option(help: "An event: PERIOD:OFFSET:HEX,HEX[,HEX] (e.g. 10:100:b0,07,40); repeat for more.")
         var send: [String] = []
         @Option(help: "Where to write what was sent and received (JSON).") var output: String?
+        @Flag(help: "Start period 0 (and recording) only once something is connected to both midi_out and midi_in, such as a client that connects itself, printing 'connected' then.")
+        var afterConnected = false
 
         func run() throws {
             var events: [ScheduledMIDI] = []
@@ -130,7 +132,7 @@ extension JackTool {
             events.sort { ($0.period, $0.offset) < ($1.period, $1.offset) }
             do {
                 let status = try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
-                                         events: events, output: output)
+                                         events: events, output: output, afterConnected: afterConnected)
                 if status != 0 { throw ExitCode(status) }
             } catch let error as JackToolError {
                 log("error: \(error)")
@@ -141,7 +143,7 @@ extension JackTool {
 }
 
 func runMIDI(server: String?, name: String, targets: [String], sources: [String], events: [ScheduledMIDI],
-             output: String?) throws(JackToolError) -> Int32 {
+             output: String?, afterConnected: Bool = false) throws(JackToolError) -> Int32 {
     Signals.block()
     let client = try JackClient(name: name, server: server)
     defer { client.close() }
@@ -175,9 +177,16 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     if let input {
         for source in sources { try client.connect(from: source, to: JackClient.portName(input)) }
     }
+    if afterConnected {
+        printNow("ready")
+        let connected = { (port: OpaquePointer?) in port.map { jack_port_connected($0) > 0 } ?? true }
+        let reason = Signals.wait(until: { connected(out) && connected(input) })
+        guard reason == .condition else { return reason == .serverWentAway ? 1 : 0 }
+        printNow("connected")
+    }
     state.pointee.armed.store(true, ordering: .releasing)
     log("\(client.name): MIDI to \(targets.joined(separator: ",")), from \(sources.joined(separator: ",")), \(events.count) event(s) to send, at \(client.sampleRate) Hz, \(client.bufferSize) frames")
-    printNow("ready")
+    if !afterConnected { printNow("ready") }
     var announced = events.isEmpty
     if announced { printNow("sent") }
     var reason = Signals.Reason.condition

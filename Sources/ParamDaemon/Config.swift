@@ -71,6 +71,9 @@ struct ConfigFile: Equatable, Sendable {
     var logLevel: Logger.Level?
     /// `connect-cv`: parameter name → JACK port its `cv_<name>` goes to.
     var connectCV: [String: [String]]?
+    /// `connect-midi-in`, `connect-midi-out`: JACK MIDI ports to connect (SPEC §10).
+    var connectMIDIIn: [String]?
+    var connectMIDIOut: [String]?
     /// Every parameter table, built-in or declared, by name, in the order written.
     var parameters: [String: ParameterConfig] = [:]
     var parameterOrder: [String] = []
@@ -79,7 +82,8 @@ struct ConfigFile: Equatable, Sendable {
     /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
     var midi: [MIDIMappingConfig] = []
 
-    static let settingKeys = ["port", "bind", "multicast-interface", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv", "autoconnect", "state-file",
+    static let settingKeys = ["port", "bind", "multicast-interface", "http-port", "http-allow-host", "server", "name", "connect", "connect-cv",
+                              "connect-midi-in", "connect-midi-out", "autoconnect", "state-file",
                               "no-state", "max-subscribers", "subscription-ttl", "log-level"]
     static let builtInParameterKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
     static let parameterKeys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send"]
@@ -179,6 +183,10 @@ struct ConfigFile: Equatable, Sendable {
                     pairs[name, default: []].append(port)
                 }
                 file.connectCV = pairs
+            case "connect-midi-in":
+                file.connectMIDIIn = try reader.ports(k, value)
+            case "connect-midi-out":
+                file.connectMIDIOut = try reader.ports(k, value)
             case "autoconnect":
                 file.autoconnect = try reader.bool(k, value)
             case "state-file":
@@ -258,6 +266,15 @@ struct ConfigFile: Equatable, Sendable {
         }
 
         /// A string or an array of strings.
+        /// JACK port names: one string, split at commas as on the command line, or an array of
+        /// whole names (which may then hold commas). Empty: none.
+        func ports(_ key: [String], _ value: TOMLValueConvertible) throws(ConfigError) -> [String] {
+            if let s = value.string { return Settings.splitConnections(s) }
+            let names = try strings(key, value).map { $0.trimmingCharacters(in: .whitespaces) }
+            if names.contains(where: \.isEmpty) { throw error(key, "an empty port name; ports are named CLIENT:PORT as jack_lsp lists them") }
+            return names
+        }
+
         func strings(_ key: [String], _ value: TOMLValueConvertible) throws(ConfigError) -> [String] {
             if let s = value.string { return [s] }
             if let array = value.array {

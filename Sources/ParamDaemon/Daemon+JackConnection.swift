@@ -77,7 +77,8 @@ extension Daemon {
         return true
     }
 
-    /// `--connect`, else `--autoconnect`: at the first connection and after every reconnection.
+    /// `--connect`, else `--autoconnect`, `--connect-cv`, `--connect-midi-in`/`-out`: at the
+    /// first connection and after every reconnection.
     func connectPorts() {
         var destinations = options.connections
         if destinations.isEmpty && options.autoconnect {
@@ -93,6 +94,7 @@ extension Daemon {
                 log.info("connected \(text)")
             }
         }
+        connectMIDIPorts()
         guard !destinations.isEmpty else { return }
         let failures = jack.connectOutputs(to: destinations)
         for f in failures { log.warning("cannot connect \(f)") }

@@ -88,8 +88,11 @@ extension Daemon {
         applied.registry = registry
         applied.configPath = new.configPath
         applied.midi = new.midi
+        applied.connectMIDIIn = new.connectMIDIIn
+        applied.connectMIDIOut = new.connectMIDIOut
         options = applied
         midiConfigReloaded(from: old.midi)
+        midiConnectionsReloaded(from: old)
         log.info("config reloaded from \(file == nil ? "(no file at \(path))" : path)")
     }
 }

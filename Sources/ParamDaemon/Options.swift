@@ -104,6 +104,16 @@ struct Options: ParsableCommand {
         valueName: "name=port[,name=port…]"))
     var connectCV: String?
 
+    @Option(name: .customLong("connect-midi-in"), help: ArgumentHelp(
+        "Connect these JACK MIDI ports (controllers) to midi_in at start and after every reconnect.",
+        valueName: "port[,port…]"))
+    var connectMIDIIn: String?
+
+    @Option(name: .customLong("connect-midi-out"), help: ArgumentHelp(
+        "Connect midi_out (feedback) to these JACK MIDI ports at start and after every reconnect.",
+        valueName: "port[,port…]"))
+    var connectMIDIOut: String?
+
     @Flag(inversion: .prefixedNo, help: "Connect out_1,out_2 to the first two physical playback ports at start and after every reconnect (default: no).")
     var autoconnect: Bool?
 

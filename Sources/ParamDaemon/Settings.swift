@@ -30,6 +30,10 @@ struct Settings: Equatable, Sendable {
     var registry = ParameterRegistry.builtIn
     /// `--connect-cv` over `connect-cv`: parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
+    /// `--connect-midi-in` over `connect-midi-in`: ports connected to midi_in (SPEC §10).
+    var connectMIDIIn: [String] = []
+    /// `--connect-midi-out` over `connect-midi-out`: ports midi_out is connected to.
+    var connectMIDIOut: [String] = []
     /// `[[midi]]` mappings from the config file (SPEC §10).
     var midi: [MIDIMappingConfig] = []
 
@@ -56,6 +60,8 @@ struct Settings: Equatable, Sendable {
         registry = file.registry
         midi = file.midi
         connectCV = options.connectCV.map(Self.parseCVConnections) ?? file.connectCV ?? [:]
+        connectMIDIIn = options.connectMIDIIn.map(Self.splitConnections) ?? file.connectMIDIIn ?? []
+        connectMIDIOut = options.connectMIDIOut.map(Self.splitConnections) ?? file.connectMIDIOut ?? []
     }
 
     init() {}

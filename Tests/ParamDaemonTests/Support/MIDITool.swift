@@ -47,6 +47,11 @@ final class MIDITool: Sendable {
         self.output = output
     }
 
+    /// With `afterConnected`: waits until something is connected to both of its ports.
+    func waitUntilConnected(timeout: Duration = .seconds(30)) async throws {
+        _ = try await process.waitForLine(containing: "connected", on: .stdout, timeout: timeout)
+    }
+
     /// Waits until every event given to `send` is written.
     func waitUntilSent(timeout: Duration = .seconds(30)) async throws {
         _ = try await process.waitForLine(containing: "sent", on: .stdout, timeout: timeout)
@@ -66,12 +71,13 @@ extension JackTool {
     /// `paramd-jacktool midi`: sends `send` ((period, offset, bytes), periods counted from the
     /// first cycle after its ports are connected) into `connect`, records `record`.
     static func midi(server: JackServer, name: String? = nil, connect: [String] = [], record: [String] = [],
-                     send: [(period: Int, offset: Int, bytes: [UInt8])] = []) async throws -> MIDITool {
+                     send: [(period: Int, offset: Int, bytes: [UInt8])] = [], afterConnected: Bool = false) async throws -> MIDITool {
         let name = name ?? uniqueName("midi")
         let output = TestDirectory.file("midi-\(name)") + ".json"
         var arguments = ["midi", "--server", server.name, "--name", name, "--output", output]
         if !connect.isEmpty { arguments += ["--connect", connect.joined(separator: ",")] }
         if !record.isEmpty { arguments += ["--record", record.joined(separator: ",")] }
+        if afterConnected { arguments.append("--after-connected") }
         for e in send {
             arguments += ["--send", "\(e.period):\(e.offset):" + e.bytes.map { String($0, radix: 16) }.joined(separator: ",")]
         }
