@@ -222,6 +222,29 @@ public struct AnimatedParameter: Sendable {
         var within = start &- pass &* passFrames
         let base = target
         var i = 0
+        if case .linear = layer.curve, case .linear = layer.domain, !layer.autoreverses {
+            // A linear ramp in its own units (what most control surfaces send): the loop below
+            // with the curve (`p` itself for 0 ≤ p < 1) and the domain (identity) written out,
+            // so nothing is switched on per frame. The same operations, so the same bits.
+            let from = layer.fromEncoded, delta = layer.deltaEncoded, end = layer.target
+            let inverse = layer.inversePass
+            // `clamp` with the range in registers (`out` might alias `self` as far as the
+            // compiler knows, so it would reload them every frame).
+            let low = minimum, high = maximum
+            var v = value
+            while i < frames {
+                let p = Double(within) * inverse
+                let eased = p >= 1 ? end : from + delta * p
+                let sum = base + (eased - end)
+                v = sum >= high ? high : (sum >= low ? sum : low)
+                out[i] = v
+                within &+= 1
+                if within == passFrames { within = 0 }
+                i &+= 1
+            }
+            value = v
+            return frames
+        }
         while i < frames {
             // `Animation.progress(atOffset:)` before the end: within < passFrames.
             let forward = Double(within) * layer.inversePass
