@@ -2,7 +2,7 @@
 """Process cost of paramd against a C floor (docs/PERFORMANCE.md, "Process cost against a C
 floor").
 
-    scripts/bench-process.py [--paramd BIN] [--seconds 10] [--repeats 3] [--quick] [--json FILE]
+    scripts/bench-process.py [--paramd BIN] [--seconds 10] [--repeats 3] [--quick] [--periods "64 256"] [--scenarios "idle ramping"] [--json FILE]
 
 Builds what it needs (a release paramd unless --paramd is given; Benchmarks/cfloor/cfloor.c
 with gcc -O2), then for each JACK period size (64 and 256 frames at 48 kHz):
@@ -364,8 +364,11 @@ def run_period(period, args, binaries, workroot):
             clients[kind] = start_client(kind, binaries[kind], servers[kind].name, ports[kind], workdir)
         print(f"\n{period} frames: paramd pid {clients['paramd'].pid}, cfloor pid {clients['cfloor'].pid}", flush=True)
 
+        wanted = args.scenarios.split()
         for scenario in ("idle", "ramping", "subscribers"):
-            if scenario == "ramping":
+            if scenario not in wanted:
+                continue
+            if scenario in ("ramping", "subscribers") and driver is None:
                 driver = Driver([("paramd", ports["paramd"]), ("cfloor", ports["cfloor"])])
                 driver.start()
             if scenario == "subscribers":
@@ -526,6 +529,8 @@ def main():
     parser.add_argument("--warmup", type=float, default=2, help="seconds before each window (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="windows per scenario; medians reported (default 3)")
     parser.add_argument("--periods", default="64 256", help="JACK period sizes (default '64 256')")
+    parser.add_argument("--scenarios", default="idle ramping subscribers",
+                        help="which scenarios to run, in their fixed order (default 'idle ramping subscribers')")
     parser.add_argument("--quick", action="store_true", help="1 repeat of 5 s, 1 s warm-up")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()

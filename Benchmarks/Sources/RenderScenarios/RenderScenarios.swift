@@ -259,6 +259,25 @@ public enum Scenarios {
     /// Nothing animating, the tone at 0.5: the tone's sin per sample and the signal path.
     public static let idleToneOn = Scenario("Full render: idle, tone on", tone: 0.5, [])
 
+    /// What `make bench-process` drives (scripts/bench-process.py, "ramping"): every parameter
+    /// on a 0.25 s linear ramp in its own units (the frequency in Hz, `domain linear`), the tone
+    /// on, over and over (a new ramp from the start value each pass, where the benchmark sends
+    /// the other target).
+    public static let processRamps = Scenario("Full render: five linear ramps (bench-process)", tone: 0.5, [
+        ramp(.volume, from: 0.6, to: 0.9),
+        ramp(.tone, from: 0.3, to: 0.6),
+        ramp(.frequency, from: 330, to: 660),
+        ramp(.pan, from: -0.5, to: 0.5),
+        ramp(.input, from: 0.5, to: 0.9),
+    ])
+
+    static func ramp(_ p: ParameterID, from: Double, to: Double) -> Command {
+        var spec = AnimationSpec(target: to, seconds: 0.25, curve: .linear, domain: .linear)
+        spec.from = from
+        spec.repeatCount = .infinity
+        return .animate(p, spec)
+    }
+
     public static var all: [Scenario] {
         var list = [
             full,
@@ -278,6 +297,7 @@ public enum Scenarios {
             list.append(.declared(count, moving: false, cv: true))
             list.append(.declared(count, moving: true, cv: true))
         }
+        list.append(processRamps)
         return list
     }
 }

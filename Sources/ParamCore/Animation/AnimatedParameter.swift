@@ -222,6 +222,9 @@ public struct AnimatedParameter: Sendable {
         var within = start &- pass &* passFrames
         let base = target
         var i = 0
+        if case .linear = layer.curve, case .linear = layer.domain, !layer.autoreverses {
+            return renderLinearRamp(into: out, frames: frames, within: within, passFrames: passFrames)
+        }
         while i < frames {
             // `Animation.progress(atOffset:)` before the end: within < passFrames.
             let forward = Double(within) * layer.inversePass
@@ -244,6 +247,56 @@ public struct AnimatedParameter: Sendable {
             i &+= 1
         }
         layers[0].state = layer.state
+        return frames
+    }
+
+    /// Realtime-safe. `renderOnlyLayer` for a linear ramp in its own units (`linear`, domain
+    /// `linear`, no autoreverse: what most control surfaces send), kept out of line so that the
+    /// general loop keeps its own code. Writes `frames` frames from position `within` of the pass.
+    @_noLocks @inline(never)
+    mutating func renderLinearRamp(into out: UnsafeMutablePointer<Double>, frames: Int, within start: Int64, passFrames: Int64) -> Int {
+        let layer = layers[0]
+        let base = target
+        var within = start
+        var i = 0
+        // A linear ramp in its own units (what most control surfaces send): the loop below
+        // with the curve (`p` itself for 0 ≤ p < 1) and the domain (identity) written out,
+        // so nothing is switched on per frame. The same operations, so the same bits.
+        let from = layer.fromEncoded, delta = layer.deltaEncoded, end = layer.target
+        let inverse = layer.inversePass
+        // `clamp` with the range in registers (`out` might alias `self` as far as the
+        // compiler knows, so it would reload them every frame).
+        let low = minimum, high = maximum
+        var v = value
+        if passFrames < 1 << 40 && within &+ Int64(frames) <= passFrames && frames > 0 {
+            // No pass turns over in these frames, and a pass shorter than 2⁴⁰ frames never
+            // reaches p = 1 before its end ((N−1)·fl(1/N) rounds below 1), so the value is
+            // base + ((from + delta·p) − end): every step rounds monotonically in p, so the
+            // first and last frames bound the rest. Both inside the range: no clamp needed.
+            let first = base + ((from + delta * (Double(within) * inverse)) - end)
+            let last = base + ((from + delta * (Double(within &+ Int64(frames) &- 1) * inverse)) - end)
+            if first >= low && first < high && last >= low && last < high {
+                var w = within
+                while i < frames {
+                    out[i] = base + ((from + delta * (Double(w) * inverse)) - end)
+                    w &+= 1
+                    i &+= 1
+                }
+                value = out[frames &- 1]
+                return frames
+            }
+        }
+        while i < frames {
+            let p = Double(within) * inverse
+            let eased = p >= 1 ? end : from + delta * p
+            let sum = base + (eased - end)
+            v = sum >= high ? high : (sum >= low ? sum : low)
+            out[i] = v
+            within &+= 1
+            if within == passFrames { within = 0 }
+            i &+= 1
+        }
+        value = v
         return frames
     }
 

@@ -11,6 +11,14 @@ import Musl
 import Darwin
 #endif
 
+#if canImport(Glibc)
+/// glibc's `sincos` (a GNU extension the Glibc module does not export), declared by its
+/// symbol: two doubles' addresses and a double, which Swift passes as C does on the targets
+/// paramd builds for (x86-64, arm64). LeanPathTests holds it to `cos` and `sin`.
+@_silgen_name("sincos")
+func glibcSincos(_ x: Double, _ sin: UnsafeMutablePointer<Double>, _ cos: UnsafeMutablePointer<Double>)
+#endif
+
 /// Realtime-safe math functions over `Double`.
 public enum Math {
     @_noLocks @inline(__always) public static func sin(_ x: Double) -> Double {
@@ -29,6 +37,17 @@ public enum Math {
         _unsafePerformance { Musl.cos(x) }
         #else
         _unsafePerformance { Darwin.cos(x) }
+        #endif
+    }
+    /// (cos x, sin x) in one call where libm has `sincos` (glibc: the same argument reduction
+    /// and polynomials as `sin` and `cos`, so the same values; one reduction instead of two).
+    @_noLocks @inline(__always) public static func cosSin(_ x: Double) -> (cos: Double, sin: Double) {
+        #if canImport(Glibc)
+        var s = 0.0, c = 0.0
+        _unsafePerformance { glibcSincos(x, &s, &c) }
+        return (c, s)
+        #else
+        return (cos(x), sin(x))
         #endif
     }
     @_noLocks @inline(__always) public static func exp(_ x: Double) -> Double {

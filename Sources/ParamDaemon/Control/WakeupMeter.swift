@@ -2,41 +2,85 @@ import Foundation
 
 /// `wakeups_per_s` in `/status`: how often paramd's threads other than JACK's process thread
 /// woke up, per second, over about the last 10 s — each time a thread went to sleep and was
-/// woken, as the kernel counts it (`voluntary_ctxt_switches` of /proc/self/task/*/status; being
-/// preempted by another thread is not a wake-up). libjack's own helper threads count too: they
-/// are paramd's cost as well. Sampled at most
-/// once a second, and only when the control thread is awake anyway. Control thread.
+/// woken, as the kernel counts it (voluntary context switches; being preempted by another
+/// thread is not a wake-up). libjack's own helper threads count too: they are paramd's cost as
+/// well. Sampled at most once a second, and only when the control thread is awake anyway.
+/// Control thread.
+///
+/// A sample is cheap (issue 9: it ran every second of an idle paramd's life): the process's
+/// voluntary switches from one `getrusage(RUSAGE_SELF)` (every thread, the ended ones too),
+/// less the JACK process thread's, read from its one `/proc/self/task/TID/status` with plain
+/// `open`/`read` into a stack buffer. (It listed /proc/self/task and parsed every thread's
+/// status with Foundation, about 0.05 % of a core at idle, as much as half of what paramd's
+/// idle cost was above the C floor's.) A process thread that ended (JACK reconnected) leaves
+/// its last count behind, so the sum does not jump when its successor takes over.
 struct WakeupMeter {
     private var samples: [(time: Double, count: Int)] = []
     static let window = 10.0
+    /// The process thread last excluded, its count then, and the counts of the ones before it.
+    private var excluded: (thread: Int32, count: Int)? = nil
+    private var retired = 0
 
     /// Takes a sample if the last one is a second old or more.
     mutating func sample(now: Double, excluding processThread: Int32?) {
         if let last = samples.last, now - last.time < 1 { return }
-        samples.append((now, Self.contextSwitches(excluding: processThread)))
+        samples.append((now, contextSwitches(excluding: processThread)))
         // Keep one sample older than the window, to measure across all of it.
         while samples.count > 2 && now - samples[1].time >= Self.window { samples.removeFirst() }
     }
 
     /// Wake-ups per second from the oldest sample within (or just beyond) the window to now.
     mutating func perSecond(now: Double, excluding processThread: Int32?) -> Double {
-        let current = Self.contextSwitches(excluding: processThread)
+        let current = contextSwitches(excluding: processThread)
         guard let first = samples.first(where: { now - $0.time <= Self.window + 1 }) ?? samples.last,
               now - first.time >= 0.5 else { return 0 }
         return Double(max(0, current - first.count)) / (now - first.time)
     }
 
-    /// Context switches of every thread of this process but `processThread`, and but the
-    /// threads that no longer exist (their counts leave with them).
-    static func contextSwitches(excluding processThread: Int32?) -> Int {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return 0 }
-        var total = 0
-        for task in tasks where Int32(task) != processThread {
-            guard let text = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
-                if let n = Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) { total += n }
-            }
+    /// Voluntary context switches of this process's threads, less the process thread's
+    /// (and its predecessors').
+    mutating func contextSwitches(excluding processThread: Int32?) -> Int {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        var total = Int(usage.ru_nvcsw)
+        if let processThread, let count = Self.voluntarySwitches(thread: processThread) {
+            if let old = excluded, old.thread != processThread { retired += old.count }
+            excluded = (processThread, count)
+        } else if let old = excluded {
+            // Disconnected, or the thread is gone: its last count stays out of the sum.
+            retired += old.count
+            excluded = nil
         }
+        total -= retired + (excluded?.count ?? 0)
         return total
+    }
+
+    /// `voluntary_ctxt_switches` of one thread of this process; nil if it is gone.
+    static func voluntarySwitches(thread: Int32) -> Int? {
+        let fd = open("/proc/self/task/\(thread)/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer -> Int? in
+            var used = 0
+            while used < buffer.count {
+                let n = read(fd, buffer.baseAddress! + used, buffer.count - used)
+                if n <= 0 { break }
+                used += n
+            }
+            let key = Array("\nvoluntary_ctxt_switches:".utf8)
+            var i = 0
+            while i + key.count <= used {
+                var k = 0
+                while k < key.count && buffer[i + k] == key[k] { k += 1 }
+                if k == key.count {
+                    var j = i + k, value = 0
+                    while j < used && (buffer[j] == 0x20 || buffer[j] == 0x09) { j += 1 }
+                    while j < used, buffer[j] >= 0x30, buffer[j] <= 0x39 { value = value * 10 + Int(buffer[j] - 0x30); j += 1 }
+                    return value
+                }
+                i += 1
+            }
+            return nil
+        }
     }
 }

@@ -1,0 +1,103 @@
+import Testing
+@testable import ParamCore
+
+/// The specialised paths of the audio thread (issue 9's process-cost work) against the general
+/// code they stand in for, to the bit: a faster path that sounded different would be a bug.
+@Suite struct LeanPathTests {
+    /// The one-layer linear-ramp loop of `AnimatedParameter.renderOnlyLayer` against the general
+    /// arithmetic (`Animation.value(atOffset:)`, then the layer sum and the clamp of `render`),
+    /// frame by frame: ramps up and down, clamped by the range, repeating, started mid-chunk,
+    /// rendered in chunks of awkward sizes, and one in the log domain (which takes the other path).
+    @Test(arguments: [
+        (0.6, 0.9, 0.25, 1.0, ValueDomain.linear),
+        (0.9, 0.1, 0.01, 1.0, ValueDomain.linear),
+        (-0.5, 0.5, 0.0731, 3.0, ValueDomain.linear),
+        (0.2, 1.5, 0.1, 1.0, ValueDomain.linear),      // ends beyond the maximum: clamped
+        (330.0, 660.0, 0.25, 2.5, ValueDomain.linear),
+        (330.0, 660.0, 0.25, 1.0, ValueDomain.log),
+    ])
+    func linearRampsMatchTheGeneralArithmetic(from: Double, to: Double, seconds: Double, repeats: Double, domain: ValueDomain) {
+        let events = SPSCRing<Event>(capacity: 64), updates = SPSCRing<TargetUpdate>(capacity: 64)
+        let counters = AtomicCells(count: RenderCounter.allCases.count)
+        defer { events.deallocate(); updates.deallocate(); counters.deallocate() }
+        let reporter = Reporter(events: events, updates: updates, counters: counters)
+        let (minimum, maximum) = from > 100 ? (20.0, 20_000.0) : (-1.0, 1.0)
+        var spec = AnimationSpec(target: to, seconds: seconds, curve: .linear, domain: domain)
+        spec.from = from
+        spec.repeatCount = repeats
+        let startFrame: UInt64 = 1_000_037
+        var parameter = AnimatedParameter(id: .volume, minimum: minimum, maximum: maximum, value: from)
+        parameter.start(spec, atFrame: startFrame, sampleRate: 48000, serial: 1, reporter: reporter)
+        var reference = Animation(from: parameter.clamp(from), spec: spec, startFrame: startFrame, sampleRate: 48000, velocity: .nan)
+        var track = KeyframeTrack()
+        // The target the layer was started with: a part-way end moves the parameter's target
+        // (to where it rests), which the frames before the end did not use.
+        let target = parameter.target
+        let total = Int(reference.totalFrames)
+        let buffer = UnsafeMutablePointer<Double>.allocate(capacity: 1024)
+        defer { buffer.deallocate() }
+        var frame = startFrame
+        var chunk = 0
+        let sizes = [64, 256, 1, 1000, 37, 128]
+        while Int(frame - startFrame) < total + 300 {
+            let count = sizes[chunk % sizes.count]
+            chunk += 1
+            _ = parameter.render(into: buffer, first: frame, count: count, reporter: reporter)
+            for i in 0..<count {
+                let offset = min(Int64(frame - startFrame) + Int64(i), reference.totalFrames)
+                let expected = parameter.clamp(target + (reference.value(atOffset: offset, track: &track) - reference.target))
+                if buffer[i].bitPattern != expected.bitPattern {
+                    Issue.record("frame \(Int(frame - startFrame) + i): \(buffer[i]) where the general arithmetic gives \(expected)")
+                    return
+                }
+            }
+            frame += UInt64(count)
+        }
+    }
+
+    /// The pan law takes cos and sin from one `sincos` call: the same values as `cos` and
+    /// `sin` apart, over the pan's whole range of angles and beyond.
+    @Test func cosSinIsCosAndSin() {
+        var x = -10.0
+        while x < 10 {
+            let (c, s) = Math.cosSin(x)
+            #expect(c.bitPattern == Math.cos(x).bitPattern && s.bitPattern == Math.sin(x).bitPattern, "at \(x)")
+            x += 0.000_731
+        }
+        var pan = -1.0
+        while pan <= 1 {
+            let angle = (pan + 1) * Double.pi / 4
+            let (c, s) = Math.cosSin(angle)
+            #expect(c.bitPattern == Math.cos(angle).bitPattern && s.bitPattern == Math.sin(angle).bitPattern, "pan \(pan)")
+            pan += 1.0 / 4096
+        }
+    }
+}
+
+/// The silent tone's phase advance without `fmod` (`Renderer.remainder`): the same bits as
+/// `truncatingRemainder` over phases and steps a period can give, and at the boundaries.
+@Suite struct PhaseRemainderTests {
+    @Test func remainderIsFmodToTheBit() {
+        let twoPi = 2 * Double.pi
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var cases: [Double] = [0, twoPi, twoPi.nextDown, twoPi.nextUp, 2 * twoPi, (2 * twoPi).nextDown, (2 * twoPi).nextUp,
+                               3 * twoPi, 1000 * twoPi, (1000 * twoPi).nextDown, 2e6 * twoPi]
+        for _ in 0..<200_000 {
+            // A phase in [0, 2π) plus up to a 1024-frame chunk at up to 20 kHz, 48 kHz.
+            cases.append(next() * twoPi + next() * (twoPi / 48000 * 20000 * 1024))
+        }
+        for k in 1...5000 { cases.append(Double(k) * twoPi); cases.append((Double(k) * twoPi).nextDown) }
+        for x in cases {
+            let expected = x.truncatingRemainder(dividingBy: twoPi)
+            let got = Renderer.remainder(x, twoPi)
+            if got.bitPattern != expected.bitPattern {
+                Issue.record("remainder(\(x)) = \(got), fmod gives \(expected)")
+                return
+            }
+        }
+    }
+}
