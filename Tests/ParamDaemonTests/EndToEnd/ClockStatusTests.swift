@@ -37,7 +37,9 @@ struct ClockStatusTests {
         let names = stride(from: 0, to: args.count, by: 2).compactMap { if case .string(let s) = args[$0] { s } else { nil } }
         // Appended after the older pairs (readers by position are unaffected); later features
         // (MIDI's counters) append after them.
-        #expect(Array(names.dropFirst(12).prefix(3)) == ["clock_synced", "clock_error_us", "clock_jitter_us"], "\(names)")
+        let clock = try #require(names.firstIndex(of: "clock_synced"), "\(names)")
+        #expect(Array(names[clock...].prefix(3)) == ["clock_synced", "clock_error_us", "clock_jitter_us"], "\(names)")
+        #expect(names.prefix(clock).allSatisfy { !$0.hasPrefix("midi_") }, "MIDI's counters come after: \(names)")
         #expect(names.prefix(12) == ["sample_rate", "buffer_size", "jack", "xruns", "dsp_load", "animations", "subscribers",
                                      "dropped", "late", "errors", "uptime", "wakeups_per_s"], "readers by position")
         func value(_ name: String) -> OSCArgument? { names.firstIndex(of: name).map { args[2 * $0 + 1] } }
