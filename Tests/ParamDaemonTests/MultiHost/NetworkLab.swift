@@ -141,7 +141,14 @@ final class NetworkLab: Sendable {
     static func run(_ command: [String], timeout: Duration = .seconds(20)) async throws -> (ExitStatus, String) {
         let child = try ChildProcess(command[0] == "ip" ? "/usr/sbin/ip" : command[0], Array(command.dropFirst()),
                                      label: URL(fileURLWithPath: command[0]).lastPathComponent)
-        let status = try await child.waitForExit(timeout: timeout)
+        let status: ExitStatus
+        do {
+            status = try await child.waitForExit(timeout: timeout)
+        } catch {
+            child.signal(SIGKILL)  // not left behind
+            _ = try? await child.waitForExit(timeout: .seconds(5))
+            throw error
+        }
         return (status, child.standardOutput + child.standardError)
     }
 

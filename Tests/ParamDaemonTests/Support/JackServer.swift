@@ -194,26 +194,33 @@ public final class JackServer: Sendable, CustomStringConvertible {
         return lsp.standardOutput
     }
 
-    /// Stops the server: SIGTERM, then waits for it to exit. Idempotent.
-    public func stop() async throws {
+    /// Stops the server: SIGTERM, then waits for it to exit. Idempotent. A server that has not
+    /// exited within `timeout` is killed, its slot reclaimed, and an error thrown, unless
+    /// `killIsAnError` is false (for a jackd whose own exit is known to hang, e.g. a NetJack2
+    /// master with `netmanager` loaded: logged, not a test failure).
+    public func stop(timeout: Duration = .seconds(30), killIsAnError: Bool = true) async throws {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
         guard first else { return }
         defer { JackServer.slots.release() }
-        try await stopProcess()
+        do {
+            try await stopProcess(timeout: timeout)
+        } catch where !killIsAnError {
+            TestLog.write("\(self): killed after \(timeout) without exiting on SIGTERM (tolerated here)")
+        }
     }
 
-    private func stopProcess() async throws {
+    private func stopProcess(timeout: Duration) async throws {
         do {
-            let status = try await process.stop(signal: SIGTERM, timeout: .seconds(30))
+            let status = try await process.stop(signal: SIGTERM, timeout: timeout)
             if status != .exited(0) && status != .signaled(SIGTERM) {
                 TestLog.write("\(self) ended with \(status) on SIGTERM")
             }
         } catch {
             // process.stop has sent SIGKILL: the slot is lost until this name starts and stops cleanly.
-            TestLog.write("\(self) did not stop on SIGTERM within 30 s and was killed; reclaiming its slot")
+            TestLog.write("\(self) did not stop on SIGTERM within \(timeout) and was killed; reclaiming its slot")
             if let again = try? JackServer.spawnJackd(name: name, rate: sampleRate, period: period, realtime: true) {
                 try? await JackServer.waitUntilAvailable(name: name, process: again, timeout: .seconds(20))
                 _ = try? await again.stop(signal: SIGTERM, timeout: .seconds(30))
