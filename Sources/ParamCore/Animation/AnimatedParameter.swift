@@ -48,11 +48,14 @@ public struct AnimatedParameter: Sendable {
     public private(set) var target: Double
     /// The control side's serial of the command that last set `target`.
     public private(set) var serial: UInt32 = 0
-    @usableFromInline var layers = InlineArray<8, Animation>(repeating: Animation.placeholder)
+    // What every period reads of each parameter (range, value, target, layer count, moved)
+    // comes first, in the parameter's first cache line; the layers and the keyframe track,
+    // a few KB, only while it moves (docs/PERFORMANCE.md, "Cold memory").
     public private(set) var layerCount = 0
-    @usableFromInline var track = KeyframeTrack()
     /// Set while rendering when the parameter moved in the current period.
     public var movedThisPeriod = false
+    @usableFromInline var layers = InlineArray<8, Animation>(repeating: Animation.placeholder)
+    @usableFromInline var track = KeyframeTrack()
 
     public var isAnimating: Bool { layerCount > 0 }
 

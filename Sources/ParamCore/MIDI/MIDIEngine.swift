@@ -128,12 +128,12 @@ public struct MIDIEngine: @unchecked Sendable {
         spare = .allocate(capacity: Self.capacity)
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: Channel(), count: 16)
-        counts = .allocate(capacity: 1)
+        counts = HotMemory.allocate(Counts.self, capacity: 1)
         counts.initialize(to: Counts())
         local = .allocate(capacity: Self.localCapacity)
         out = .allocate(capacity: Self.outCapacity * 3)
         out.initialize(repeating: 0, count: Self.outCapacity * 3)
-        mailbox = .allocate(capacity: 2)
+        mailbox = HotMemory.allocate(Atomic<UInt>.self, capacity: 2)
         (mailbox + 0).initialize(to: Atomic(0))
         (mailbox + 1).initialize(to: Atomic(0))
         learnRing = SPSCRing(capacity: 64)
@@ -145,8 +145,8 @@ public struct MIDIEngine: @unchecked Sendable {
         collectRetired()
         let pending = mailbox[0].exchange(0, ordering: .acquiringAndReleasing)
         if pending != 0 { Self.free(pending) }
-        slots.deallocate(); spare.deallocate(); channels.deallocate(); counts.deallocate()
-        local.deallocate(); out.deallocate(); mailbox.deallocate()
+        slots.deallocate(); spare.deallocate(); channels.deallocate(); HotMemory.deallocate(counts)
+        local.deallocate(); out.deallocate(); HotMemory.deallocate(mailbox)
         learnRing.deallocate(); cells.deallocate()
     }
 

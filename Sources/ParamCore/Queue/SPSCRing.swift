@@ -21,7 +21,7 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         while size < max(capacity, 2) { size <<= 1 }
         storage = .allocate(capacity: size)
         mask = size - 1
-        indices = .allocate(byteCount: 2 * Self.cacheLine, alignment: Self.cacheLine)
+        indices = HotMemory.allocate(byteCount: 2 * Self.cacheLine, alignment: Self.cacheLine)
         indices.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
         (indices + Self.cacheLine).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
     }
@@ -81,7 +81,7 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Control thread, once, after both sides have stopped using the ring.
     public func deallocate() {
         storage.deallocate()
-        indices.deallocate()
+        HotMemory.deallocate(indices)
     }
 }
 
@@ -94,7 +94,7 @@ public struct AtomicCells: @unchecked Sendable {
     /// Control thread. All cells start at `initial`.
     public init(count: Int, initial: UInt64 = 0) {
         self.count = count
-        base = .allocate(capacity: count)
+        base = HotMemory.allocate(Atomic<UInt64>.self, capacity: count)
         for i in 0..<count { (base + i).initialize(to: Atomic(initial)) }
     }
 
@@ -105,5 +105,5 @@ public struct AtomicCells: @unchecked Sendable {
     @inlinable public func loadDouble(_ i: Int) -> Double { Double(bitPattern: load(i)) }
     @inlinable public func storeDouble(_ i: Int, _ v: Double) { store(i, v.bitPattern) }
 
-    public func deallocate() { base.deallocate() }
+    public func deallocate() { HotMemory.deallocate(base) }
 }

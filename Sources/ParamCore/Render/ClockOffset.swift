@@ -47,7 +47,7 @@ public struct PublishedClockOffset: @unchecked Sendable {
 
     /// Control thread. Nothing published yet: `read()` gives nil.
     public init() {
-        cells = .allocate(capacity: 7)
+        cells = HotMemory.allocate(Atomic<UInt64>.self, capacity: 7)
         for i in 0..<7 { (cells + i).initialize(to: Atomic(0)) }
     }
 
@@ -72,7 +72,7 @@ public struct PublishedClockOffset: @unchecked Sendable {
                                 ppm: Double(bitPattern: cells[slot + 2].load(ordering: .relaxed)))
     }
 
-    public func deallocate() { cells.deallocate() }
+    public func deallocate() { HotMemory.deallocate(cells) }
 }
 
 /// The least-squares line through offset measurements over time: its slope is how fast the

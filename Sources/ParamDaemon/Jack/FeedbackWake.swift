@@ -1,3 +1,4 @@
+import ParamCore
 import CLinux
 import Synchronization
 #if canImport(Glibc)
@@ -35,7 +36,7 @@ struct FeedbackWake: @unchecked Sendable {
     let fd: Int32
 
     init() {
-        words = .allocate(capacity: 3)
+        words = HotMemory.allocate(Atomic<UInt32>.self, capacity: 3)
         for i in 0..<3 { (words + i).initialize(to: Atomic(0)) }
         fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         precondition(fd >= 0, "eventfd: \(String(cString: strerror(errno)))")

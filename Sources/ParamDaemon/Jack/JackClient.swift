@@ -61,9 +61,9 @@ final class JackClient {
         }
         // CV ports (SPEC §8.1), one per parameter with `cv`, registered before activation.
         let capacity = ParameterRegistry.capacity
-        let cvPorts = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: capacity)
+        let cvPorts = HotMemory.allocate(OpaquePointer?.self, capacity: capacity)
         cvPorts.initialize(repeating: nil, count: capacity)
-        let cvBuffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: capacity)
+        let cvBuffers = HotMemory.allocate(UnsafeMutablePointer<Float>?.self, capacity: capacity)
         cvBuffers.initialize(repeating: nil, count: capacity)
         var cvPretty: [(OpaquePointer, String)] = []
         for p in registry.ids {
@@ -73,7 +73,7 @@ final class JackClient {
             do {
                 port = try register("cv_\(spec.name)", JackPortIsOutput)
             } catch {
-                cvPorts.deallocate(); cvBuffers.deallocate()
+                HotMemory.deallocate(cvPorts); HotMemory.deallocate(cvBuffers)
                 throw error
             }
             cvPorts[p.index] = port
@@ -85,7 +85,7 @@ final class JackClient {
         let clockOffset = PublishedClockOffset()
         let renderer = makeRenderer(rate)
         handles = renderer.handles
-        context = .allocate(capacity: 1)
+        context = HotMemory.allocate(ProcessContext.self, capacity: 1)
         context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
@@ -254,10 +254,10 @@ final class JackClient {
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
         context.pointee.threadID.deallocate()
-        context.pointee.cvPorts.deallocate()
-        context.pointee.cvBuffers.deallocate()
+        HotMemory.deallocate(context.pointee.cvPorts)
+        HotMemory.deallocate(context.pointee.cvBuffers)
         context.deinitialize(count: 1)
-        context.deallocate()
+        HotMemory.deallocate(context)
         return renderer
     }
 }
