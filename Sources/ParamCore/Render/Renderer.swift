@@ -131,7 +131,7 @@ public struct Renderer: @unchecked Sendable {
         params = .allocate(capacity: capacity)
         outputs = .allocate(capacity: capacity)
         outputs.initialize(repeating: ParameterOutput(), count: capacity)
-        declared = .allocate(capacity: ParameterRegistry.maximumDeclared)
+        declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
         commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
         events = SPSCRing(capacity: eventCapacity)
         updates = SPSCRing(capacity: 1024)
@@ -165,7 +165,7 @@ public struct Renderer: @unchecked Sendable {
         schedule.deallocate()
         params.deallocate()
         outputs.deallocate()
-        declared.deallocate()
+        HotMemory.deallocate(declared)
     }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
@@ -605,7 +605,15 @@ public struct Renderer: @unchecked Sendable {
                 let f = rendered & 4 != 0 ? frq[0] : f0
                 ph = Self.remainder(ph + radiansPerHz * f * Double(count), twoPi)
             }
-            if rendered & (1 | 16) == 0 {
+            if rendered & (1 | 16) == 0, let in1, let in2 {
+                // The idle daemon's loop (JACK gives every input port a buffer): no optional
+                // per frame, so it vectorises.
+                let g = v0 * i0
+                for i in 0..<count {
+                    out1[i] = Float(g * Double(in1[i]))
+                    out2[i] = Float(g * Double(in2[i]))
+                }
+            } else if rendered & (1 | 16) == 0 {
                 let g = v0 * i0
                 for i in 0..<count {
                     let a = in1.map { Double($0[i]) } ?? 0
@@ -626,9 +634,14 @@ public struct Renderer: @unchecked Sendable {
             }
         } else {
             // Equal-power pan on the tone: left cos((pan+1)π/4), right sin((pan+1)π/4).
-            let pan0 = rendered & 8 != 0 ? pn[0] : p0
-            var left = Math.cos((pan0 + 1) * Double.pi / 4)
-            var right = Math.sin((pan0 + 1) * Double.pi / 4)
+            // A moving pan takes both from `sincos` per frame below; a still one once here,
+            // from the same call (the same bits as `cos` and `sin`): one libm entry point a
+            // period, not three, each a code page to bring back after the thread slept.
+            var left = 0.0, right = 0.0
+            if !panMoves {
+                let pan0 = rendered & 8 != 0 ? pn[0] : p0
+                (left, right) = Math.cosSin((pan0 + 1) * Double.pi / 4)
+            }
             if rendered == 0 {
                 // Everything at rest: a steady tone and the inputs.
                 let step = radiansPerHz * f0
@@ -666,24 +679,38 @@ public struct Renderer: @unchecked Sendable {
     }
 
     /// Realtime-safe. `x.truncatingRemainder(dividingBy: y)` (C's `fmod`) for 0 ≤ x < 2²⁰·y and
-    /// y > 0, to the bit, without the libm call (it showed in the idle JACK thread's profile):
-    /// the remainder x − n·y of the right quotient n is exactly representable, so one fused
-    /// multiply-add gives it exactly; the quotient from the rounded division can be one off at
-    /// a boundary, which the sign of the result shows. Anything else goes to `fmod`.
+    /// y ≥ 2⁻⁹⁰⁰, to the bit, without a libm call (`fmod`, then `fma`, showed in the idle JACK
+    /// thread's profile: x86-64's baseline has no FMA instruction, so `addingProduct` is a call
+    /// into libm, a cold page each period): the remainder x − n·y of the right quotient n is
+    /// exactly representable, and `productRemainder` gives x − n·y rounded once, as a fused
+    /// multiply-add would; the quotient from the rounded division can be one off at a
+    /// boundary, which the sign of the result shows. Anything else goes to `fmod`.
     @_noLocks @inline(__always)
     static func remainder(_ x: Double, _ y: Double) -> Double {
-        guard x >= 0, x < 1_048_576 * y else { return x.truncatingRemainder(dividingBy: y) }
+        guard x >= 0, y >= 0x1p-900, x < 1_048_576 * y else { return x.truncatingRemainder(dividingBy: y) }
         if x < y { return x }
         var n = Double(Int64(x / y))  // truncated: 0 < x / y < 2²⁰ + 1
-        var r = x.addingProduct(-n, y)
+        var r = productRemainder(x, n, y)
         if r < 0 {
             n -= 1
-            r = x.addingProduct(-n, y)
+            r = productRemainder(x, n, y)
         } else if r >= y {
             n += 1
-            r = x.addingProduct(-n, y)
+            r = productRemainder(x, n, y)
         }
         return r
+    }
+
+    /// x − n·y rounded once (what `x.addingProduct(-n, y)` gives), for an integer 0 ≤ n < 2²¹
+    /// with n·y within a few y of x ≥ y. y = yh + yl with yh its top 26 significant bits and
+    /// yl the other 27: n·yh (47 bits) and n·yl (48 bits) are exact; x − n·yh is exact (it is
+    /// less than 2y, on a grid no finer than x's or y's ulp); so the last subtraction is the
+    /// only rounding. `LeanPathTests` holds it to `fma` and `fmod` bit for bit.
+    @_noLocks @inline(__always)
+    static func productRemainder(_ x: Double, _ n: Double, _ y: Double) -> Double {
+        let yh = Double(bitPattern: y.bitPattern & ~((1 << 27) - 1))
+        let yl = y - yh
+        return (x - n * yh) - n * yl
     }
 
     /// Realtime-safe. The declared parameters of one chunk, and every CV port: a declared

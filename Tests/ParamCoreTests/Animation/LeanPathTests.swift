@@ -100,4 +100,33 @@ import Testing
             }
         }
     }
+
+    /// The exact product step against a fused multiply-add, and the whole remainder against
+    /// `fmod`, for divisors other than 2π too (sample rates change 2π/rate, not 2π, but the
+    /// argument holds for any y).
+    @Test func productRemainderIsAFusedMultiplyAdd() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        for _ in 0..<200_000 {
+            let y = (0.001 + next() * 100) * (next() < 0.5 ? 1 : 1e-3)
+            let x = y + next() * y * (next() < 0.5 ? 4 : 1_000_000)
+            let q = Double(Int64(x / y))
+            for n in [q - 1, q, q + 1] where n >= 0 {
+                let fused = x.addingProduct(-n, y)
+                let got = Renderer.productRemainder(x, n, y)
+                if got.bitPattern != fused.bitPattern {
+                    Issue.record("x \(x) n \(n) y \(y): \(got), fma gives \(fused)")
+                    return
+                }
+            }
+            let expected = x.truncatingRemainder(dividingBy: y)
+            if Renderer.remainder(x, y).bitPattern != expected.bitPattern {
+                Issue.record("remainder(\(x), \(y)) = \(Renderer.remainder(x, y)), fmod gives \(expected)")
+                return
+            }
+        }
+    }
 }
