@@ -4,7 +4,9 @@ import PackageDescription
 // `@_noLocks` is proven by a mandatory pass that needs to see the bodies of everything the
 // audio path calls. In a debug build SwiftPM compiles files separately, hiding bodies in
 // other files, so the realtime modules are compiled whole-module in every configuration.
-let realtimeChecked: [SwiftSetting] = [.unsafeFlags(["-wmo", "-num-threads", "2"])]
+// `-function-sections` gives every function, not only public ones, a section of its own, so
+// that the linker can lay the audio path out together (ParamDaemon's `audio-path.order`).
+let realtimeChecked: [SwiftSetting] = [.unsafeFlags(["-wmo", "-num-threads", "2", "-Xfrontend", "-function-sections"])]
 
 let package = Package(
     name: "paramd",
@@ -49,8 +51,14 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             // The control page (SPEC §9), compiled into the binary: nothing is read at run time.
+            exclude: ["audio-path.order"],
             resources: [.embedInCode("UI/index.html"), .embedInCode("UI/app.js"), .embedInCode("UI/app.css")],
-            swiftSettings: realtimeChecked),
+            swiftSettings: realtimeChecked,
+            // The functions each JACK period runs, laid out together (gold; Swift emits a
+            // section per function): a period touches a few code pages, not one per function
+            // scattered over 700 KB (docs/PERFORMANCE.md, "Cold memory").
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/ParamDaemon/audio-path.order"],
+                                          .when(platforms: [.linux]))]),
         // Test JACK client: feeds constant signals into ports and records ports to files.
         .executableTarget(
             name: "JackTool",
