@@ -136,7 +136,7 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
 
     /// Drops subscriptions not renewed in time. Returns who lapsed.
     public mutating func expire(now: Double) -> [Endpoint] {
-        let gone = subscribers.filter { $0.expires <= now }.map(\.endpoint)
+        let gone = subscribers.filter { $0.expires <= now }.map { $0.endpoint }
         subscribers.removeAll { $0.expires <= now }
         return gone
     }
@@ -175,7 +175,13 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
     }
 
     /// The earliest time a subscription lapses, if there is one.
-    public var nextExpiry: Double? { subscribers.map(\.expires).min() }
+    public var nextExpiry: Double? {
+        // A loop, not `map(\.expires)`: a key path in generic code is built at run time on
+        // every call (runtime type lookups, most of the publisher's time when it profiled).
+        var soonest: Double? = nil
+        for s in subscribers where soonest == nil || s.expires < soonest! { soonest = s.expires }
+        return soonest
+    }
 
     /// Feedback due, as the publisher sends it: each distinct message once, and which
     /// subscriber (its index in `subscribers` when the outbox was filled) gets which message,

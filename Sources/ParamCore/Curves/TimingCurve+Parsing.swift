@@ -28,6 +28,12 @@ extension TimingCurve {
     /// by arguments in parentheses. Names are case-sensitive; whitespace around the string,
     /// before the parenthesis and around each argument is ignored.
     public static func parse(_ text: String) throws(CurveParseError) -> TimingCurve {
+        // The common case, a bare name in ASCII ("linear", "easeInOut"): what the general
+        // path below gives it, without Character-by-Character trimming (a control thread
+        // parses one with most messages).
+        if text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "(") && $0 != UInt8(ascii: ")") }) {
+            return try curve(named: text, arguments: nil, text: text)
+        }
         let trimmed = text[...].trimmingWhitespace()
         let name: Substring
         let arguments: [Substring]?

@@ -130,7 +130,7 @@ final class Publisher: @unchecked Sendable {
         subscriptions.withLock { table in
             while let event = events.pop() { Self.publish(event, into: &table, now: now, outbox: &outbox) }
             for event in injected { Self.publish(event, into: &table, now: now, outbox: &outbox) }
-            if !outbox.isEmpty { endpoints = table.subscribers.map(\.endpoint) }
+            if !outbox.isEmpty { endpoints = table.subscribers.map { $0.endpoint } }
         }
         deliver(outbox, to: endpoints)
         events = handles.events
@@ -233,7 +233,7 @@ final class Publisher: @unchecked Sendable {
                 table.flush(now: now, into: &outbox)
                 let snapshot = self.snapshot
                 forwarding.flush(now: now, target: { snapshot.loadDouble(2 * $0.index + 1) }, into: &forwarded)
-                if !outbox.isEmpty { endpoints = table.subscribers.map(\.endpoint) }
+                if !outbox.isEmpty { endpoints = table.subscribers.map { $0.endpoint } }
                 plan = (Self.faster(table.fastestRate, forwarding.fastestRate),
                         Self.earlier(table.nextFlush, forwarding.nextFlush), table.nextExpiry)
             }
