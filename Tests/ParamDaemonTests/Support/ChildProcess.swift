@@ -83,6 +83,10 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else of the test process's: a descriptor opened without CLOEXEC by another
+        // test running at the same moment (a library's socket) would otherwise show up as the
+        // child's own (NSMSessionTests count paramd's UDP sockets; CI saw two strays).
+        _ = spawnFileActionsAddCloseFrom(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -246,3 +250,8 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
         return true
     }
 }
+
+/// glibc ≥ 2.34's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does
+/// not show (it needs `_GNU_SOURCE`). A plain C function: a pointer and an int in, an int out.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func spawnFileActionsAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
