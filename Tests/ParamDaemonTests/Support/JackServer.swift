@@ -88,6 +88,7 @@ public final class JackServer: Sendable, CustomStringConvertible {
                              timeout: Duration = .seconds(60), namespace: String? = nil,
                              driver: [String]? = nil) async throws -> JackServer {
         await slots.acquire()
+        await reclaimStaleRegistrations.value
         let n = counter.add(1, ordering: .relaxed).newValue
         let server: JackServer
         do {
@@ -106,6 +107,42 @@ public final class JackServer: Sendable, CustomStringConvertible {
             throw error
         }
         return server
+    }
+
+    /// JACK2 keeps its servers in `/dev/shm/jack-shm-registry` (8 slots) and frees a dead
+    /// server's slot only when a server of the same name registers again. A test jackd killed
+    /// (a CI run cut short, a hung NetJack2 master) would hold its slot for good, and later
+    /// runs fail with "Too many servers already active". So, once per test process: each
+    /// `paramd-test-` entry whose pid is gone is reclaimed by starting and stopping a server of
+    /// its name. Entries: a pid (4 bytes) before "jack-UID:NAME:".
+    private static let reclaimStaleRegistrations = Task<Void, Never> {
+        guard let data = FileManager.default.contents(atPath: "/dev/shm/jack-shm-registry") else { return }
+        let bytes = [UInt8](data)
+        var stale: [String] = []
+        var i = 4
+        while i + 5 < bytes.count {
+            if bytes[i] == UInt8(ascii: "j"), bytes[i..<i + 5].elementsEqual("jack-".utf8) {
+                var j = i + 5
+                while j < bytes.count && bytes[j] != UInt8(ascii: ":") && bytes[j] != 0 { j += 1 }
+                let start = j + 1
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: ":") && bytes[end] != 0 { end += 1 }
+                let pid = bytes[i - 4..<i].reversed().reduce(Int32(0)) { $0 << 8 | Int32($1) }
+                if end > start, end < bytes.count, bytes[end] == UInt8(ascii: ":"), pid > 0,
+                   kill(pid, 0) != 0 && errno == ESRCH {
+                    let name = String(decoding: bytes[start..<end], as: UTF8.self)
+                    if name.hasPrefix("paramd-test-") { stale.append(name) }
+                }
+                i = end
+            }
+            i += 1
+        }
+        for name in stale {
+            TestLog.write("JACK's registry holds \(name) of a process that is gone: reclaiming its slot")
+            guard let process = try? spawnJackd(name: name, rate: 48000, period: 1024, realtime: false) else { continue }
+            try? await waitUntilAvailable(name: name, process: process, timeout: .seconds(20))
+            _ = try? await process.stop(signal: SIGTERM, timeout: .seconds(30))
+        }
     }
 
     private static func spawnJackd(name: String, rate: Int, period: Int, realtime: Bool,
