@@ -179,10 +179,23 @@ public final class JackServer: Sendable, CustomStringConvertible {
     public func isAvailable() async -> Bool { await JackServer.isAvailable(name: name) }
 
     private static func isAvailable(name: String) async -> Bool {
-        guard let probe = try? ChildProcess("jack_lsp", ["-s", name], environment: ["JACK_NO_START_SERVER": "1"], label: "jack_lsp")
-        else { return false }
-        return (try? await probe.waitForExit(timeout: .seconds(10))) == .exited(0)
+        await withLspTurn {
+            guard let probe = try? ChildProcess("jack_lsp", ["-s", name], environment: ["JACK_NO_START_SERVER": "1"], label: "jack_lsp")
+            else { return false }
+            return (try? await probe.waitForExit(timeout: .seconds(10))) == .exited(0)
+        }
     }
+
+    /// One `jack_lsp` at a time in this test process. JACK2 names a client's notification
+    /// socket after the client alone (`/dev/shm/jack_lsp_UID_0`, whatever the server): two
+    /// `jack_lsp` opening at the same moment, even on different servers, take each other's
+    /// socket, and both fail (CI: "Cannot connect to client name = lsp", "Broken pipe").
+    static func withLspTurn<R>(_ body: () async throws -> R) async rethrows -> R {
+        await lspTurn.acquire()
+        defer { lspTurn.release() }
+        return try await body()
+    }
+    private static let lspTurn = AsyncSemaphore(1)
 
     private func waitUntilAvailable(timeout: Duration) async throws {
         try await JackServer.waitUntilAvailable(name: name, process: process, timeout: timeout)
@@ -223,8 +236,10 @@ public final class JackServer: Sendable, CustomStringConvertible {
     }
 
     private func jackLsp(_ arguments: [String]) async throws -> String {
-        let lsp = try ChildProcess("jack_lsp", ["-s", name] + arguments, environment: environment, label: "jack_lsp")
-        let status = try await lsp.waitForExit(timeout: .seconds(10))
+        let (lsp, status) = try await JackServer.withLspTurn {
+            let lsp = try ChildProcess("jack_lsp", ["-s", name] + arguments, environment: environment, label: "jack_lsp")
+            return (lsp, try await lsp.waitForExit(timeout: .seconds(10)))
+        }
         guard status == .exited(0) else {
             throw JackServerError(description: "jack_lsp -s \(name) failed (\(status))\n\(lsp.outputSummary())")
         }
