@@ -14,96 +14,100 @@ import Synchronization
 /// well as the guest's, and profiles put most of an idle period's own time on first loads
 /// from separately allocated blocks. cfloor keeps its state in a few static arrays.
 ///
-/// Control thread only (allocation takes a lock); the audio thread only reads and writes the
-/// blocks it was given. Each block starts on its own cache line, so two blocks written by
-/// different threads never share one. A block given back is kept for the next block of the
-/// same size (a JACK reconnection allocates the same blocks again); when the region is full,
-/// blocks come from the heap as before.
+/// Allocated and given back on the control side only (no lock: a bitmap of the region's cache
+/// lines, claimed with compare-and-exchange, so ParamCore stays lock-free and tests may
+/// allocate from several threads); the audio thread only reads and writes the blocks it was
+/// given. Each block starts on its own cache line, so two blocks written by different threads
+/// never share one. A block given back frees its lines for the next (a JACK reconnection
+/// allocates the same blocks again); a block of more than 4 KiB, or one that finds no room,
+/// comes from the heap as before.
 public enum HotMemory {
     /// 16 KiB: paramd's audio side uses about 5 KiB of it.
     public static let regionSize = 16384
     static let line = 64
+    static let lines = regionSize / line
 
-    struct State {
-        var region: UnsafeMutableRawPointer?
-        var used = 0
-        /// Offset → size of every block handed out from the region.
-        var sizes: [Int: Int] = [:]
-        /// Blocks given back: offset and size.
-        var free: [(offset: Int, size: Int)] = []
-        var heapBlocks = 0
-    }
-    static let state = Mutex(State())
+    /// The region, zeroed; nil if it could not be allocated (then everything is heap). These
+    /// three are set once and never reassigned; what they point to is handed out by the bitmap.
+    nonisolated(unsafe) static let region: UnsafeMutableRawPointer? = {
+        var p: UnsafeMutableRawPointer? = nil
+        guard posix_memalign(&p, 4096, regionSize) == 0, let p else { return nil }
+        memset(p, 0, regionSize)
+        return p
+    }()
+    /// One bit a line, set while the line is in a block handed out; a block lies within one word.
+    nonisolated(unsafe) static let used: UnsafeMutablePointer<Atomic<UInt64>> = {
+        let words = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: lines / 64)
+        for i in 0..<lines / 64 { (words + i).initialize(to: Atomic(0)) }
+        return words
+    }()
+    /// A block's length in lines, at its first line (0 elsewhere).
+    nonisolated(unsafe) static let lengths: UnsafeMutablePointer<Atomic<UInt8>> = {
+        let lengths = UnsafeMutablePointer<Atomic<UInt8>>.allocate(capacity: lines)
+        for i in 0..<lines { (lengths + i).initialize(to: Atomic(0)) }
+        return lengths
+    }()
+    static let heapBlocks = Atomic<Int>(0)
 
-    /// Control thread. `byteCount` bytes aligned to `alignment` (at most a cache line), from
+    /// Control side. `byteCount` bytes aligned to `alignment` (at most a cache line), from
     /// the region while it has room.
     public static func allocate(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {
         precondition(alignment <= line && alignment > 0 && alignment & (alignment - 1) == 0)
-        let size = max(line, (byteCount + line - 1) / line * line)
-        let fromRegion: UnsafeMutableRawPointer? = state.withLock { s in
-            if s.region == nil {
-                var p: UnsafeMutableRawPointer? = nil
-                guard posix_memalign(&p, 4096, regionSize) == 0, let p else { return nil }
-                memset(p, 0, regionSize)
-                s.region = p
+        let n = max(1, (byteCount + line - 1) / line)
+        if let region, n <= 64 {
+            let run: UInt64 = n == 64 ? ~0 : (1 << UInt64(n)) &- 1
+            for w in 0..<lines / 64 {
+                var current = used[w].load(ordering: .relaxed)
+                search: while true {
+                    var shift = 0
+                    while shift + n <= 64 && (current >> UInt64(shift)) & run != 0 { shift += 1 }
+                    guard shift + n <= 64 else { break search }
+                    let (claimed, found) = used[w].compareExchange(
+                        expected: current, desired: current | run << UInt64(shift), ordering: .acquiringAndReleasing)
+                    if claimed {
+                        let first = w * 64 + shift
+                        lengths[first].store(UInt8(n), ordering: .relaxed)
+                        return region + first * line
+                    }
+                    current = found
+                }
             }
-            guard let region = s.region else { return nil }
-            if let k = s.free.firstIndex(where: { $0.size == size }) {
-                let offset = s.free.remove(at: k).offset
-                s.sizes[offset] = size
-                return region + offset
-            }
-            guard s.used + size <= regionSize else {
-                s.heapBlocks += 1
-                return nil
-            }
-            let offset = s.used
-            s.used += size
-            s.sizes[offset] = size
-            return region + offset
         }
-        return fromRegion ?? UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: line)
+        heapBlocks.add(1, ordering: .relaxed)
+        return UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: line)
     }
 
-    /// Control thread. `capacity` uninitialised values of `T`.
+    /// Control side. `capacity` uninitialised values of `T`.
     public static func allocate<T: ~Copyable>(_ type: T.Type, capacity: Int) -> UnsafeMutablePointer<T> {
         allocate(byteCount: MemoryLayout<T>.stride * max(capacity, 1), alignment: MemoryLayout<T>.alignment)
             .bindMemory(to: T.self, capacity: max(capacity, 1))
     }
 
-    /// Control thread. Gives back a block from `allocate` (its values already deinitialised
+    /// Control side. Gives back a block from `allocate` (its values already deinitialised
     /// where that matters).
     public static func deallocate(_ pointer: UnsafeMutableRawPointer) {
-        let address = UInt(bitPattern: pointer)
-        let inRegion = state.withLock { s -> Bool in
-            guard let region = s.region.map({ UInt(bitPattern: $0) }),
-                  address >= region, address < region + UInt(regionSize) else { return false }
-            let offset = Int(address - region)
-            guard let size = s.sizes.removeValue(forKey: offset) else {
-                preconditionFailure("HotMemory: a block given back twice or never handed out")
-            }
-            s.free.append((offset, size))
-            return true
-        }
-        if !inRegion { pointer.deallocate() }
+        guard contains(pointer) else { return pointer.deallocate() }
+        let first = (pointer - region!) / line
+        let n = Int(lengths[first].exchange(0, ordering: .relaxed))
+        precondition(n > 0, "HotMemory: a block given back twice or never handed out")
+        let run: UInt64 = n == 64 ? ~0 : (1 << UInt64(n)) &- 1
+        used[first / 64].bitwiseAnd(~(run << UInt64(first % 64)), ordering: .acquiringAndReleasing)
     }
 
     public static func deallocate<T: ~Copyable>(_ pointer: UnsafeMutablePointer<T>) {
         deallocate(UnsafeMutableRawPointer(pointer))
     }
 
-    /// For tests and `/status`-style reports: bytes of the region in use, and how many blocks
-    /// had to come from the heap because it was full.
+    /// For tests: bytes of the region in use, and how many blocks came from the heap.
     public static var usage: (regionBytes: Int, heapBlocks: Int) {
-        state.withLock { s in (s.sizes.values.reduce(0, +), s.heapBlocks) }
+        var lines = 0
+        for w in 0..<Self.lines / 64 { lines += used[w].load(ordering: .relaxed).nonzeroBitCount }
+        return (lines * line, heapBlocks.load(ordering: .relaxed))
     }
 
     /// Whether `pointer` lies in the region.
     public static func contains(_ pointer: UnsafeRawPointer) -> Bool {
-        let address = UInt(bitPattern: pointer)
-        return state.withLock { s in
-            guard let region = s.region.map({ UInt(bitPattern: $0) }) else { return false }
-            return address >= region && address < region + UInt(regionSize)
-        }
+        guard let region else { return false }
+        return pointer >= UnsafeRawPointer(region) && pointer < UnsafeRawPointer(region + regionSize)
     }
 }

@@ -605,21 +605,22 @@ public struct Renderer: @unchecked Sendable {
                 let f = rendered & 4 != 0 ? frq[0] : f0
                 ph = Self.remainder(ph + radiansPerHz * f * Double(count), twoPi)
             }
-            if rendered & (1 | 16) == 0, let in1, let in2 {
-                // The idle daemon's loop (JACK gives every input port a buffer): no optional
-                // per frame, so it vectorises.
+            if rendered & (1 | 16) == 0 {
                 let g = v0 * i0
-                for i in 0..<count {
-                    out1[i] = Float(g * Double(in1[i]))
-                    out2[i] = Float(g * Double(in2[i]))
-                }
-            } else if rendered & (1 | 16) == 0 {
-                let g = v0 * i0
-                for i in 0..<count {
-                    let a = in1.map { Double($0[i]) } ?? 0
-                    let b = in2.map { Double($0[i]) } ?? 0
-                    out1[i] = Float(g * a)
-                    out2[i] = Float(g * b)
+                if let in1, let in2 {
+                    // The idle daemon's loop (JACK gives every input port a buffer): no
+                    // optional per frame, so it vectorises.
+                    for i in 0..<count {
+                        out1[i] = Float(g * Double(in1[i]))
+                        out2[i] = Float(g * Double(in2[i]))
+                    }
+                } else {
+                    for i in 0..<count {
+                        let a = in1.map { Double($0[i]) } ?? 0
+                        let b = in2.map { Double($0[i]) } ?? 0
+                        out1[i] = Float(g * a)
+                        out2[i] = Float(g * b)
+                    }
                 }
             } else {
                 if rendered & 1 == 0 { vol.update(repeating: v0, count: count) }

@@ -161,7 +161,7 @@ struct MIDITests {
         let sweep: [(frame: Int, value: UInt8)] = (0...127).map { (Int((Double($0) * 48000 / 127).rounded()), UInt8($0)) }
         let first = 40 * 256  // from period 40 of the sender
         let events = sweep.map { (period: (first + $0.frame) / 256, offset: (first + $0.frame) % 256, bytes: [UInt8(0xB0), 7, $0.value]) }
-        let found: ((frames: [Int64], max: Double, at: Int64, compared: Int), FrameTimeline)? = try await recordUntilCovered("cc sweep") {
+        let found: ((frames: [Int64], max: Double, at: Int64, compared: Int, spacing: Int64), FrameTimeline)? = try await recordUntilCovered("cc sweep") {
             let (paramd, feeder, recorder, _) = try await Self.start("sweep", config: """
                 [volume]
                 initial = 0
@@ -196,9 +196,9 @@ struct MIDITests {
             }
             let needed = Int(frames[127] - frames[0]) + Self.n + 100
             guard Double(compared) >= 0.9 * Double(needed) else { return .tooLittle("\(compared) of \(needed) steps recorded") }
-            return .enough((frames, worst, at, compared))
+            return .enough((frames, worst, at, compared, closest))
         }
-        guard let ((frames, worst, at, compared), timeline) = found else { return }
+        guard let ((frames, worst, at, compared, spacing), timeline) = found else { return }
         // The bound. Each CC step moves the target by Δ = 1/127 and starts a linear animation
         // over N = 960 frames from the sounding value; events come M frames apart (M ≥ 377 <
         // N, so each interrupts the last). With d_k the distance still to go when event k comes,
@@ -206,7 +206,6 @@ struct MIDITests {
         // from d_0 = 0: d_k rises to Δ(N/M − 1) and never beyond. A frame's step is therefore at
         // most (d_k + Δ)/N ≤ Δ/M, and, for events N or more apart (uninterrupted), Δ/N.
         // So: step ≤ Δ / min(M, N). Without animation every step would be Δ, at once.
-        let spacing = zip(frames.dropFirst(), frames).map { $0 - $1 }.min() ?? 0
         let delta = 1.0 / 127
         let bound = delta / Double(min(Int(spacing), Self.n))
         TestLog.write("cc sweep 0…127 in 1 s (events ≥ \(spacing) frames apart): largest sample step \(worst) at frame \(at) over \(compared) steps; bound Δ/min(M,N) = \(bound); a 7-bit jump would be \(delta); \(timeline.description)")
