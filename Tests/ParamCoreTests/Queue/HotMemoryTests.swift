@@ -32,4 +32,35 @@ import Testing
         #expect(Set(blocks).count == blocks.count)
         for p in blocks { HotMemory.deallocate(p) }
     }
+
+    /// Blocks claimed and given back from several threads at once never overlap: each thread
+    /// fills its blocks with its own byte and finds it intact before giving them back.
+    @Test func blocksFromSeveralThreadsNeverOverlap() async {
+        let broken = await withTaskGroup(of: Int.self) { group in
+            for t in 0..<4 {
+                group.addTask {
+                    var failures = 0
+                    var state = UInt64(t + 1) &* 0x9E37_79B9_7F4A_7C15
+                    for _ in 0..<2000 {
+                        var blocks: [(UnsafeMutableRawPointer, Int)] = []
+                        for _ in 0..<6 {
+                            state = state &* 6364136223846793005 &+ 1442695040888963407
+                            let size = 1 + Int(state >> 54)  // 1…1024 bytes
+                            let p = HotMemory.allocate(byteCount: size, alignment: 8)
+                            p.initializeMemory(as: UInt8.self, repeating: UInt8(t + 1), count: size)
+                            blocks.append((p, size))
+                        }
+                        for (p, size) in blocks {
+                            if !UnsafeRawBufferPointer(start: p, count: size).allSatisfy({ $0 == UInt8(t + 1) }) { failures += 1 }
+                            HotMemory.deallocate(p)
+                        }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(broken == 0)
+    }
 }
+
