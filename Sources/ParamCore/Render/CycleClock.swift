@@ -52,17 +52,20 @@ public struct CycleClock: Sendable, BitwiseCopyable, Equatable {
 /// placed, the anchor is held for `holdSeconds` after the frame it was placed on: every tag
 /// resolved during the hold uses the same anchor, and two tags N/rate s apart start exactly
 /// N frames apart (N = 1000 at 48 kHz is 21 ms, well inside 0.1 s). Each placement extends
-/// the hold. A held anchor drifts from JACK's clock at the clock's rate error (0.15 frame at
-/// most over a 0.1 s hold at 1.5 frames/s); it is given up when it is more than ½ frame off
-/// (`breaks` counts that: exactness is then given up for accuracy, which happens only when
-/// JACK's clock runs more than 5 frames a second off nominal, as after the jump above, or
-/// when a steady stream of tags keeps the hold on for longer than ½ frame of drift takes).
-/// So the anchor in force is never more than ½ frame from JACK's clock at the last believed
-/// cycle, and a tag's frame is never more than ½ (rounding) + ½ (anchor) frame from where
-/// JACK's clock puts it, and only ½ when no other tag was placed in the last `holdSeconds`.
-/// A correction can happen at most once a cycle; under a hold, at most once per ½ frame of
-/// drift (at 1.5 frames/s: three times a second, only with tags arriving more often than
-/// every 0.1 s).
+/// the hold.
+///
+/// While the held anchor is young (taken less than `holdSeconds` ago) it is kept whatever
+/// JACK's loop reports meanwhile: within 0.1 s no clock a sound card or a timer runs on moves
+/// by a frame (that would be 200 ppm), but JACK's loop does, after a late wake-up (the jump
+/// above, 0.3 frames a cycle; under the load of a full test run, seen at 0.75 frames a cycle,
+/// which put a pair 997 frames apart when the hold gave way at ½ frame). That movement is
+/// the loop answering one late wake-up, not the frames moving, so holding is also the more
+/// accurate choice. A held anchor older than `holdSeconds` is given up once it is more than
+/// ½ frame from JACK's clock (`breaks` counts that), so a steady stream of tags cannot keep a
+/// drifting anchor. So a tag's frame is at most ½ frame (rounding) from where JACK's clock
+/// puts it when no other tag was placed in the last `holdSeconds`; under a hold, at most ½
+/// frame plus what JACK's loop moved in the anchor's youth (0.1 s) or ½ frame after it. A
+/// correction can happen at most once a cycle; under a hold, at most once per `holdSeconds`.
 ///
 /// **Readings not believed.** A callback that runs late can read the next cycle's times while
 /// the renderer is still on this cycle's frames, and the cycle after JACK ran cycles without
@@ -126,6 +129,9 @@ public struct FrameClock: Sendable {
         let error = Self.deviation(cycleStart, frame, from: anchorTime, anchorFrame, rate: rate)
         lastError = error
         if frame < holdUntil {
+            // A young anchor is kept whatever JACK's loop does meanwhile; an older one only
+            // while it stays within `holdLimit` of JACK's clock.
+            if frame &- anchorFrame < UInt64(Double(sampleRate) * Self.holdSeconds) { return }
             guard error.magnitude > Self.holdLimit else { return }
             breaks &+= 1
         }
