@@ -77,17 +77,18 @@ struct TimingEndToEndTests {
         } measure: { timeline in
             guard let change = timeline.firstChange(leaving: 0) else { return .tooLittle("no spring start (or it fell in a gap)") }
             let s = change.last
-            // Settled: the first frame at exactly 0.5 from which the next 0.1 s are all 0.5.
-            let samples = timeline.samples(in: s..<(s + 2 * 48000 + 4800))
-            var settled: Int? = nil
-            for (i, sample) in samples.enumerated() where sample.value == 0.5 {
-                let following = samples[i...].prefix { $0.frame < sample.frame + 4800 }
-                if following.allSatisfy({ $0.value == 0.5 }) && following.count >= 4800 * 9 / 10 {
-                    settled = Int(sample.frame - s)
-                    break
-                }
+            // Settled: the first recorded frame from which every recorded frame to the end of
+            // the window is exactly 0.5, at least 0.1 s of them. (Not "the next 0.1 s all
+            // recorded": a gap just after the settling would move it later, and the frames
+            // compared would then include settled ones, 0.5 where the closed form is not yet.)
+            let window = s..<(s + 2 * 48000 + 4800)
+            let samples = timeline.samples(in: window)
+            let firstSettled = samples.lastIndex(where: { $0.value != 0.5 }).map { $0 + 1 } ?? 0
+            guard firstSettled < samples.count, samples.count - firstSettled >= 4800 * 9 / 10,
+                  samples[samples.count - 1].frame >= window.upperBound - 4800 else {
+                return .tooLittle("no settling on 0.5 recorded within 2 s of frame \(s)")
             }
-            guard let settled else { return .tooLittle("no settling on 0.5 recorded within 2 s of frame \(s)") }
+            let settled = Int(samples[firstSettled].frame - s)
             let comparison = CurveComparison(timeline, start: s, frames: 0..<settled) { k in 0.5 * x(Double(k) / 48000) }
             guard comparison.coverage >= 0.9 else { return .tooLittle("the spring from frame \(s): \(comparison)") }
             return .enough((start: s, settled: settled, comparison: comparison))
