@@ -4,10 +4,21 @@ public struct Reporter: Sendable {
     public let events: SPSCRing<Event>
     public let updates: SPSCRing<TargetUpdate>
     public let counters: AtomicCells
+    /// False while nobody follows (no subscriber, no send): then an end has no one to go to,
+    /// and is not pushed, so the publisher is not woken for it.
+    public var endsWanted = true
+
+    public init(events: SPSCRing<Event>, updates: SPSCRing<TargetUpdate>, counters: AtomicCells, endsWanted: Bool = true) {
+        self.events = events
+        self.updates = updates
+        self.counters = counters
+        self.endsWanted = endsWanted
+    }
 
     /// Realtime-safe.
     @_noLocks @inline(__always)
     public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool) {
+        guard endsWanted else { return }
         if events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
             counters.add(RenderCounter.urgentEvents.rawValue, 1)
         } else {

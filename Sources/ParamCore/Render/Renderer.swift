@@ -109,7 +109,10 @@ public struct Renderer: @unchecked Sendable {
     /// go to the control side at the period's end, one update each however many there were.
     @usableFromInline var localTargets: (UInt64, UInt64) = (0, 0)
 
-    var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters) }
+    /// Whether ends are pushed as `done` events (`render`'s `reportEnds`).
+    @usableFromInline var reportsEnds = true
+
+    var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters, endsWanted: reportsEnds) }
 
     /// The handles the control side keeps (take them before the audio thread owns this value).
     public var handles: RendererHandles {
@@ -197,14 +200,17 @@ public struct Renderer: @unchecked Sendable {
     /// frames it missed, one cycle later (`followJackFrame`), so animations keep time with JACK
     /// rather than falling behind. Inputs may be nil (silence). `cv`, by parameter slot, holds
     /// the CV ports' buffers of this period. With `reportValues` false (nobody follows values)
-    /// moving parameters push no value events; ends and target updates are always reported.
+    /// moving parameters push no value events; with `reportEnds` false (nobody would receive a
+    /// `done`: no subscriber, no send) ends push no `done` either. Target updates, which the
+    /// control side's model needs, are always reported.
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
-                                reportValues: Bool = true,
+                                reportValues: Bool = true, reportEnds: Bool = true,
                                 local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0) {
+        reportsEnds = reportEnds
         followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)

@@ -21,6 +21,31 @@ import Testing
         #expect(h.renderer.parameter(.volume).target == 0)
     }
 
+    @Test func whileNobodyFollowsEndsAndValuesStayOffTheRingButTargetUpdatesDoNot() {
+        // No subscriber and no send (the process callback passes `followed` false): nothing
+        // would receive a value or a `done`, so none is pushed and the publisher sleeps. The
+        // control side's model still hears of a target the audio side moved.
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        var s = spec(0.5, seconds: seconds)
+        s.autoreverses = true  // rests where it ends, away from its target: a target update
+        h.send(.volume, s, serial: 3)
+        h.send(.pan, spec(0.5, seconds: seconds))
+        let quiet = h.render(periods: 5, followed: false).left
+        #expect(h.events().isEmpty)
+        #expect(h.updates().map(\.parameter) == [.volume])
+        // The same, followed: the values, two ends, and the same sound.
+        var f = RendererHarness(period: 64)
+        defer { f.release() }
+        f.send(.volume, s, serial: 3)
+        f.send(.pan, spec(0.5, seconds: seconds))
+        let heard = f.render(periods: 5).left
+        let events = f.events()
+        #expect(events.filter { if case .done = $0 { true } else { false } }.count == 2)
+        #expect(events.contains { if case .value = $0 { true } else { false } })
+        #expect(quiet == heard)
+    }
+
     @Test func autoreversePlaysForwardThenBackAndRestsWhereItEnds() {
         var h = RendererHarness(period: 64)
         defer { h.release() }

@@ -39,11 +39,12 @@ struct RendererHarness {
 
     /// Renders `periods` periods and returns out_1 (and out_2). `clock` gives each period's
     /// measured start time (an NTP time), as the process callback does from JACK.
-    mutating func render(periods: Int, clock: ((UInt64) -> OSCTimeTag)? = nil) -> (left: [Float], right: [Float]) {
+    mutating func render(periods: Int, clock: ((UInt64) -> OSCTimeTag)? = nil, followed: Bool = true) -> (left: [Float], right: [Float]) {
         var left: [Float] = [], right: [Float] = []
         for _ in 0..<periods {
             let cycle = clock.map { CycleClock(cycleStart: $0(renderer.framePosition)) }
-            renderer.render(frames: period, clock: cycle, in1: UnsafePointer(in1), in2: UnsafePointer(in1), out1: out1, out2: out2)
+            renderer.render(frames: period, clock: cycle, in1: UnsafePointer(in1), in2: UnsafePointer(in1), out1: out1, out2: out2,
+                            reportValues: followed, reportEnds: followed)
             left += UnsafeBufferPointer(start: out1, count: period)
             right += UnsafeBufferPointer(start: out2, count: period)
         }
