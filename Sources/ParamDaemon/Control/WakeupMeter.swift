@@ -4,13 +4,14 @@ import Foundation
 /// woke up, per second, over about the last 10 s — each time a thread went to sleep and was
 /// woken, as the kernel counts it (voluntary context switches; being preempted by another
 /// thread is not a wake-up). libjack's own helper threads count too: they are paramd's cost as
-/// well. Sampled at most once a second, and only when the control thread is awake anyway.
-/// Control thread.
+/// well. Sampled at most every `spacing` seconds, and only when the control thread is awake
+/// anyway; `/status` reads the counts afresh. Control thread.
 ///
 /// A sample is cheap (issue 9: it ran every second of an idle paramd's life): the process's
 /// voluntary switches from one `getrusage(RUSAGE_SELF)` (every thread, the ended ones too),
 /// less the JACK process thread's, read from its one `/proc/self/task/TID/status` with plain
-/// `open`/`read` into a stack buffer. (It listed /proc/self/task and parsed every thread's
+/// `pread` into a stack buffer, the file kept open while that thread lives (opening it walked
+/// four path components, half of each sample's cost). (It listed /proc/self/task and parsed every thread's
 /// status with Foundation, about 0.05 % of a core at idle, as much as half of what paramd's
 /// idle cost was above the C floor's.) A process thread that ended (JACK reconnected) leaves
 /// its last count behind, so the sum does not jump when its successor takes over.
@@ -20,10 +21,15 @@ struct WakeupMeter {
     /// The process thread last excluded, its count then, and the counts of the ones before it.
     private var excluded: (thread: Int32, count: Int)? = nil
     private var retired = 0
+    /// `/proc/self/task/TID/status` of the process thread last read, kept open.
+    private var statusFile: (thread: Int32, fd: Int32)? = nil
+    /// Seconds between samples: a sample costs about 0.1 ms here (the kernel formats the whole
+    /// status file), and the window only needs its start to within a couple of seconds.
+    static let spacing = 2.0
 
-    /// Takes a sample if the last one is a second old or more.
+    /// Takes a sample if the last one is `spacing` seconds old or more.
     mutating func sample(now: Double, excluding processThread: Int32?) {
-        if let last = samples.last, now - last.time < 1 { return }
+        if let last = samples.last, now - last.time < Self.spacing { return }
         samples.append((now, contextSwitches(excluding: processThread)))
         // Keep one sample older than the window, to measure across all of it.
         while samples.count > 2 && now - samples[1].time >= Self.window { samples.removeFirst() }
@@ -32,7 +38,7 @@ struct WakeupMeter {
     /// Wake-ups per second from the oldest sample within (or just beyond) the window to now.
     mutating func perSecond(now: Double, excluding processThread: Int32?) -> Double {
         let current = contextSwitches(excluding: processThread)
-        guard let first = samples.first(where: { now - $0.time <= Self.window + 1 }) ?? samples.last,
+        guard let first = samples.first(where: { now - $0.time <= Self.window + Self.spacing }) ?? samples.last,
               now - first.time >= 0.5 else { return 0 }
         return Double(max(0, current - first.count)) / (now - first.time)
     }
@@ -43,7 +49,7 @@ struct WakeupMeter {
         var usage = rusage()
         guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
         var total = Int(usage.ru_nvcsw)
-        if let processThread, let count = Self.voluntarySwitches(thread: processThread) {
+        if let processThread, let count = voluntarySwitches(thread: processThread) {
             if let old = excluded, old.thread != processThread { retired += old.count }
             excluded = (processThread, count)
         } else if let old = excluded {
@@ -55,15 +61,33 @@ struct WakeupMeter {
         return total
     }
 
-    /// `voluntary_ctxt_switches` of one thread of this process; nil if it is gone.
-    static func voluntarySwitches(thread: Int32) -> Int? {
-        let fd = open("/proc/self/task/\(thread)/status", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer -> Int? in
+    /// `voluntary_ctxt_switches` of one thread of this process; nil if it is gone. Its status
+    /// file stays open for the next read; a thread that ended reads as nothing, and its file
+    /// is closed.
+    mutating func voluntarySwitches(thread: Int32) -> Int? {
+        if let open = statusFile, open.thread != thread {
+            close(open.fd)
+            statusFile = nil
+        }
+        if statusFile == nil {
+            let fd = open("/proc/self/task/\(thread)/status", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            statusFile = (thread, fd)
+        }
+        let count = Self.voluntarySwitches(statusFile: statusFile!.fd)
+        if count == nil, let open = statusFile {
+            close(open.fd)
+            statusFile = nil
+        }
+        return count
+    }
+
+    /// `voluntary_ctxt_switches` from an open `/proc/.../status`, read from its start.
+    static func voluntarySwitches(statusFile fd: Int32) -> Int? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer -> Int? in
             var used = 0
             while used < buffer.count {
-                let n = read(fd, buffer.baseAddress! + used, buffer.count - used)
+                let n = pread(fd, buffer.baseAddress! + used, buffer.count - used, off_t(used))
                 if n <= 0 { break }
                 used += n
             }
