@@ -270,7 +270,10 @@ class Driver(threading.Thread):
         start = time.monotonic()
         while not self.halt.is_set():
             phase = self.ticks % 2
-            for flavour, port in self.targets:
+            # Who is sent to first takes turns: the second client's messages are all there
+            # when it wakes, the first's may still be arriving (one wake or two a tick).
+            order = self.targets if (self.ticks // 2) % 2 == 0 else self.targets[::-1]
+            for flavour, port in order:
                 for m in batches[(flavour, phase)]:
                     self.socket.sendto(m, ("127.0.0.1", port))
             self.ticks += 1
