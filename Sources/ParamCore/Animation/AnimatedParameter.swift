@@ -290,10 +290,15 @@ public struct AnimatedParameter: Sendable {
             let first = base + ((from + delta * (Double(within) * inverse)) - end)
             let last = base + ((from + delta * (Double(within &+ Int64(frames) &- 1) * inverse)) - end)
             if first >= low && first < high && last >= low && last < high {
-                var w = within
+                // The position counted as a Double (exact: an integer below 2⁴⁰), so the loop
+                // is not vectorised: the vector form steps an integer vector by constants
+                // from `.rodata.cst16`, a page the period otherwise does not touch (a first
+                // touch costs about a µs after the thread slept; the scalar loop's extra
+                // nanosecond a frame is less, at 64- and 256-frame periods).
+                var w = Double(within)
                 while i < frames {
-                    out[i] = base + ((from + delta * (Double(w) * inverse)) - end)
-                    w &+= 1
+                    out[i] = base + ((from + delta * (w * inverse)) - end)
+                    w += 1
                     i &+= 1
                 }
                 value = out[frames &- 1]

@@ -29,9 +29,15 @@ public struct ClockOffsetModel: Sendable, BitwiseCopyable, Equatable {
     public func offset(atJackMicros micros: UInt64) -> Int64 {
         let elapsed = Double(Int64(bitPattern: micros &- jackMicros))
         let drift = elapsed * ppm * 1e-6
-        // NaN fails both comparisons: no drift. A year at 1000 ppm is 3·10^10 µs.
-        guard drift > -1e12 && drift < 1e12 else { return offsetMicros }
-        return offsetMicros &+ Int64(drift < 0 ? drift - 0.5 : drift + 0.5)  // to nearest (`rounded()` is not realtime-safe)
+        // NaN and anything beyond 10^12 µs: no drift (a year at 1000 ppm is 3·10^10 µs).
+        // Compared and rounded without `magnitude` or a ±0.5 table, which would be 16-byte
+        // constants: a page of .rodata the period touches for nothing else (Math).
+        guard Math.magnitudeIsBelow(drift, 1e12) else { return offsetMicros }
+        // To nearest, ties away from zero (`rounded()` is not realtime-safe).
+        var whole = Int64(drift)  // toward zero
+        let rest = drift - Double(whole)
+        if rest >= 0.5 { whole &+= 1 } else if rest <= -0.5 { whole &-= 1 }
+        return offsetMicros &+ whole
     }
 }
 

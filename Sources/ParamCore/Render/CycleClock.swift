@@ -116,8 +116,9 @@ public struct FrameClock: Sendable {
             reanchor(cycleStart, frame, rate)
             return
         }
-        let jump = Self.deviation(cycleStart, frame, from: lastTime, lastFrame, rate: rate)
-        if jump.magnitude * 2 >= Double(max(periodFrames, 1)) {
+        // Compared in 2⁻³² frames, as integers: no `.rodata` mask for a `magnitude` (Math).
+        let jump = Self.deviationUnits(cycleStart, frame, from: lastTime, lastFrame, rate: rate)
+        if jump.magnitude >= UInt64(max(periodFrames, 1)) &<< 31 {  // half a period
             rejected &+= 1
             disagreements &+= 1
             if disagreements >= Self.patience { reanchor(cycleStart, frame, rate) }
@@ -126,13 +127,13 @@ public struct FrameClock: Sendable {
         disagreements = 0
         lastTime = cycleStart
         lastFrame = frame
-        let error = Self.deviation(cycleStart, frame, from: anchorTime, anchorFrame, rate: rate)
-        lastError = error
+        let error = Self.deviationUnits(cycleStart, frame, from: anchorTime, anchorFrame, rate: rate)
+        lastError = Double(error) / 4_294_967_296
         if frame < holdUntil {
             // A young anchor is kept whatever JACK's loop does meanwhile; an older one only
             // while it stays within `holdLimit` of JACK's clock.
             if frame &- anchorFrame < UInt64(Double(sampleRate) * Self.holdSeconds) { return }
-            guard error.magnitude > Self.holdLimit else { return }
+            guard error.magnitude > UInt64(Self.holdLimit * 4_294_967_296) else { return }
             breaks &+= 1
         }
         anchorTime = cycleStart
@@ -167,10 +168,16 @@ public struct FrameClock: Sendable {
     @_noLocks
     static func deviation(_ time: OSCTimeTag, _ frame: UInt64, from referenceTime: OSCTimeTag, _ referenceFrame: UInt64,
                           rate: Int) -> Double {
+        Double(deviationUnits(time, frame, from: referenceTime, referenceFrame, rate: rate)) / 4_294_967_296
+    }
+
+    /// Realtime-safe. `deviation` in 2⁻³² frames, clamped to Int64 (±2³¹ frames).
+    @_noLocks @inline(__always)
+    static func deviationUnits(_ time: OSCTimeTag, _ frame: UInt64, from referenceTime: OSCTimeTag, _ referenceFrame: UInt64,
+                               rate: Int) -> Int64 {
         let units = Int128(time.ntpUnits(since: referenceTime))
         let frames = Int128(Int64(bitPattern: frame &- referenceFrame))
-        let scaled = units * Int128(rate) - frames << 32
-        return Double(Int64(clamping: scaled)) / 4_294_967_296
+        return Int64(clamping: units * Int128(rate) - frames << 32)
     }
 
     /// Realtime-safe. The frame at which `time` sounds (may lie before frame 0: negative).
