@@ -65,7 +65,7 @@ struct ScheduledCommand: BitwiseCopyable {
 /// an `UnsafeMutablePointer`); other threads use the rings, `snapshot` and `counters` only.
 public struct Renderer: @unchecked Sendable {
     /// The largest span rendered in one go; a longer JACK period is rendered in chunks.
-    public static var chunkFrames: Int { 1024 }
+    public static var chunkFrames: Int { 64 }
     /// Commands that can wait for their frame at once (delays, future time tags).
     public static var scheduleCapacity: Int { 256 }
 
