@@ -16,6 +16,27 @@ import Testing
         #expect(ClockOffsetModel(offsetMicros: 3, jackMicros: 0, ppm: 1e300).offset(atJackMicros: 10_000_000) == 3)
     }
 
+    @Test func theDriftRoundsToNearestWithTiesAwayFromZeroAsRoundedDoes() {
+        // Against `rounded()` (what the audio side cannot call) over drifts of both signs,
+        // ties included, and the bounds of the guard.
+        var random = FrameClockTests.Random(state: 11)
+        for _ in 0..<100_000 {
+            let ppm = random.symmetric() * 1000
+            let elapsed = Int64(random.symmetric() * 4e9)
+            let model = ClockOffsetModel(offsetMicros: 17, jackMicros: 10_000_000_000, ppm: ppm)
+            let drift = Double(elapsed) * ppm * 1e-6
+            #expect(model.offset(atJackMicros: UInt64(10_000_000_000 + elapsed)) == 17 + Int64(drift.rounded()), "elapsed \(elapsed), ppm \(ppm)")
+        }
+        for (elapsed, ppm, drift) in [(1_000_000, 2.5, 3), (-1_000_000, 2.5, -3), (1_000_000, 0.5, 1), (-1_000_000, 0.5, -1),
+                                      (1_000_000, 0.49999, 0), (-1_000_000, 0.49999, 0)] as [(Int64, Double, Int64)] {
+            let model = ClockOffsetModel(offsetMicros: 0, jackMicros: 5_000_000, ppm: ppm)
+            #expect(model.offset(atJackMicros: UInt64(5_000_000 + elapsed)) == drift, "\(elapsed) µs at \(ppm) ppm")
+        }
+        #expect(Math.magnitudeIsBelow(-3, 4) && Math.magnitudeIsBelow(3, 4) && !Math.magnitudeIsBelow(-4, 4))
+        #expect(!Math.magnitudeIsBelow(.nan, 4) && !Math.magnitudeIsBelow(-.infinity, 4) && !Math.magnitudeIsBelow(5, -4))
+        #expect(Math.magnitudeIsBelow(-0.0, 1e-300) && !Math.magnitudeIsBelow(0, 0))
+    }
+
     /// A system clock slewed 20 ppm faster than JACK's (chrony correcting a frequency error),
     /// measured once a second: the cycle starts built between measurements, held constant and
     /// carried at the fitted rate.
