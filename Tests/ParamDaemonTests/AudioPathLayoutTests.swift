@@ -40,4 +40,44 @@ import Testing
         let listing = found.map { String($0.address, radix: 16) + " " + $0.name }.joined(separator: "\n")
         #expect(high - low < 64 * 1024, "the period's functions span \(high - low) bytes:\n\(listing)")
     }
+
+    /// The control thread's path for an OSC message (the poll loop, decoding, routing, the
+    /// controller, and the stdlib and runtime functions they call) follows, listed by exact
+    /// name from a profile (the lines after the audio path's patterns, from
+    /// `ParamDaemon_main` on). Each wake of that thread is cold: the fewer pages, the cheaper.
+    @Test func theControlThreadsMessagePathIsLaidOutTogether() throws {
+        let binary = try Binaries.paramd()
+        let order = try String(contentsOf: Binaries.packageRoot.appendingPathComponent("Sources/ParamDaemon/audio-path.order"), encoding: .utf8)
+        let lines = order.split(separator: "\n").map { String($0.dropFirst(".text.".count)) }
+        let names = Set(lines.drop { $0 != "ParamDaemon_main" })
+        #expect(names.count >= 60)
+        let nm = Process()
+        nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
+        nm.arguments = ["-n", binary]
+        let pipe = Pipe()
+        nm.standardOutput = pipe
+        try nm.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        nm.waitUntilExit()
+        // A local name can occur in several objects (`getCache`): each name at its address
+        // nearest the message handler's.
+        var addresses: [String: [UInt64]] = [:]
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, "tT".contains(fields[1]), let address = UInt64(fields[0], radix: 16),
+                  names.contains(String(fields[2])) else { continue }
+            addresses[String(fields[2]), default: []].append(address)
+        }
+        let handler = "$s11ParamDaemon0B0C12handlePacket_10replyingToySW_AA12ReplyChannelOtF"
+        #expect(addresses[handler]?.count == 1, "the message handler is \(handler)")
+        let anchor = Int64(addresses[handler]?.first ?? 0)
+        let found = addresses.values.map { all in all.min { abs(Int64($0) - anchor) < abs(Int64($1) - anchor) }! }
+        // Some stdlib specialisations and runtime helpers come in copies the linker takes
+        // from objects it does not order (a dozen here): the bulk must lie together.
+        let near = found.filter { abs(Int64($0) - anchor) < 64 * 1024 }
+        let span = (near.max() ?? 0) - (near.min() ?? 0)
+        print("[paramd-tests] control path: \(near.count) of \(names.count) listed functions within \(span) bytes of text (\(found.count) in the binary)")
+        #expect(found.count * 10 >= names.count * 9, "most listed functions are still in the binary under these names")
+        #expect(near.count * 10 >= names.count * 8, "most listed functions lie within 64 KiB of the message handler")
+    }
 }
