@@ -64,8 +64,14 @@ struct ScheduledCommand: BitwiseCopyable {
 /// touches only that memory. The audio thread owns this value exclusively (reach it through
 /// an `UnsafeMutablePointer`); other threads use the rings, `snapshot` and `counters` only.
 public struct Renderer: @unchecked Sendable {
-    /// The largest span rendered in one go; a longer JACK period is rendered in chunks.
+    /// The largest span rendered in one go while something moves (a longer span is rendered
+    /// in chunks): the moving parameters' values go through scratch chunks of this many
+    /// frames, 3 KB in one page that stays warm from chunk to chunk. (At 1024, a ramping
+    /// 256-frame period wrote 10 KB over five pages, each cold after the thread slept.)
     public static var chunkFrames: Int { 64 }
+    /// The largest span rendered in one go while nothing moves (no scratch is used): as long
+    /// as before chunks were made small, so a resting period costs what it did.
+    public static var restingSpan: Int { 1024 }
     /// Commands that can wait for their frame at once (delays, future time tags).
     public static var scheduleCapacity: Int { 256 }
 
@@ -239,7 +245,9 @@ public struct Renderer: @unchecked Sendable {
             var done = Int(position &- start)
             let stop = Int(next &- start)
             while done < stop {
-                let n = min(Self.chunkFrames, stop &- done)
+                let resting = declaredCount == 0 && cv == nil && params[0].layerCount == 0 && params[1].layerCount == 0
+                    && params[2].layerCount == 0 && params[3].layerCount == 0 && params[4].layerCount == 0
+                let n = min(resting ? Self.restingSpan : Self.chunkFrames, stop &- done)
                 renderChunk(first: start &+ UInt64(done), count: n,
                             in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
                             out1: out1 + done, out2: out2 + done, cv: cv, offset: done)
