@@ -2,7 +2,7 @@
 """Process cost of paramd against a C floor (docs/PERFORMANCE.md, "Process cost against a C
 floor").
 
-    scripts/bench-process.py [--paramd BIN] [--seconds 10] [--repeats 3] [--quick] [--periods "64 256"] [--scenarios "idle ramping"] [--json FILE]
+    scripts/bench-process.py [--paramd BIN] [--seconds 4] [--repeats 9] [--quick] [--periods "64 256"] [--scenarios "idle ramping"] [--json FILE]
 
 Builds what it needs (a release paramd unless --paramd is given; Benchmarks/cfloor/cfloor.c
 with gcc -O2), then for each JACK period size (64 and 256 frames at 48 kHz):
@@ -439,6 +439,14 @@ def summarise(runs):
         if "datagrams_received_per_s" in ms[0]:
             out[k]["datagrams_received_per_s"] = med("datagrams_received_per_s")
     out["ratio"] = out["paramd"]["cpu_percent"] / out["cfloor"]["cpu_percent"]
+    # Each window's own ratio (both processes measured over the same seconds): its spread says
+    # how far one run's median can be trusted. Also split: the JACK threads alone, and what
+    # paramd's other threads cost beyond cfloor's.
+    def split(m, realtime):
+        return sum(t["cpu_percent"] for t in m["threads"].values() if t["realtime"] == realtime)
+    out["window_ratios"] = [r["paramd"]["cpu_percent"] / r["cfloor"]["cpu_percent"] for r in runs if r["cfloor"]["cpu_percent"]]
+    out["window_jack_ratios"] = [split(r["paramd"], True) / split(r["cfloor"], True) for r in runs if split(r["cfloor"], True)]
+    out["window_other_excess"] = [split(r["paramd"], False) - split(r["cfloor"], False) for r in runs]
     out["ratio_stat"] = (out["paramd"]["cpu_percent_stat"] / out["cfloor"]["cpu_percent_stat"]
                          if out["cfloor"]["cpu_percent_stat"] else None)
     return out
@@ -477,6 +485,20 @@ def report(results, args):
                 if "datagrams_received_per_s" in s["median"][k]:
                     extra = f"; subscribers received {s['median'][k]['datagrams_received_per_s']:.0f} datagrams/s"
                 say(f"  {r['period']:>3} {scenario:<11} {k}: " + ", ".join(parts) + extra)
+    say("")
+    say("Per window (paramd/cfloor in the same seconds): median [quartiles] of the whole processes, of the JACK")
+    say("threads alone, and paramd's other threads beyond cfloor's (% of a core):")
+    def spread(values, form):
+        if not values:
+            return "-"
+        q = statistics.quantiles(values, n=4) if len(values) >= 4 else [min(values), statistics.median(values), max(values)]
+        return f"{form.format(statistics.median(values))} [{form.format(q[0])}–{form.format(q[2])}]"
+    for r in results:
+        for scenario, s in r["scenarios"].items():
+            m = s["median"]
+            say(f"  {r['period']:>3} {scenario:<11} process {spread(m['window_ratios'], '{:.2f}')}, JACK thread "
+                f"{spread(m['window_jack_ratios'], '{:.2f}')}, other threads +{spread(m['window_other_excess'], '{:.3f}')} "
+                f"(n = {len(m['window_ratios'])})")
     say("")
     say("Goals:")
     goals = []
@@ -528,9 +550,10 @@ def build(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--paramd", help="paramd binary to measure (default: build a release one)")
-    parser.add_argument("--seconds", type=float, default=10, help="measurement window (default 10)")
+    parser.add_argument("--seconds", type=float, default=4, help="measurement window (default 4)")
     parser.add_argument("--warmup", type=float, default=2, help="seconds before each window (default 2)")
-    parser.add_argument("--repeats", type=int, default=3, help="windows per scenario; medians reported (default 3)")
+    parser.add_argument("--repeats", type=int, default=9,
+                        help="windows per scenario; medians reported (default 9: one window's ratio moves by ±0.2 here)")
     parser.add_argument("--periods", default="64 256", help="JACK period sizes (default '64 256')")
     parser.add_argument("--scenarios", default="idle ramping subscribers",
                         help="which scenarios to run, in their fixed order (default 'idle ramping subscribers')")
