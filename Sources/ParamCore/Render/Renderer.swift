@@ -245,9 +245,7 @@ public struct Renderer: @unchecked Sendable {
             var done = Int(position &- start)
             let stop = Int(next &- start)
             while done < stop {
-                let resting = declaredCount == 0 && cv == nil && params[0].layerCount == 0 && params[1].layerCount == 0
-                    && params[2].layerCount == 0 && params[3].layerCount == 0 && params[4].layerCount == 0
-                let n = min(resting ? Self.restingSpan : Self.chunkFrames, stop &- done)
+                let n = min(anyMoving() ? Self.chunkFrames : Self.restingSpan, stop &- done)
                 renderChunk(first: start &+ UInt64(done), count: n,
                             in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
                             out1: out1 + done, out2: out2 + done, cv: cv, offset: done)
@@ -258,6 +256,21 @@ public struct Renderer: @unchecked Sendable {
         }
         framePosition = end
         finishPeriod(reportValues: reportValues)
+    }
+
+    /// Realtime-safe. Whether any parameter, of the signal path or declared, has an animation
+    /// (only those go through scratch; one at rest is its value, CV ports included).
+    @_noLocks @inline(__always)
+    func anyMoving() -> Bool {
+        if params[0].layerCount | params[1].layerCount | params[2].layerCount | params[3].layerCount | params[4].layerCount != 0 {
+            return true
+        }
+        var i = 0
+        while i < declaredCount {
+            if params[declared[i].index].layerCount != 0 { return true }
+            i &+= 1
+        }
+        return false
     }
 
     /// Realtime-safe. Moves the renderer's clock on by the frames JACK's counter has gone past
