@@ -14,23 +14,7 @@ import Testing
             .map { String($0.dropFirst(".text.".count).dropLast()) }
         #expect(prefixes.count >= 15)
 
-        let nm = Process()
-        nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-        nm.arguments = ["-n", binary]
-        let pipe = Pipe()
-        nm.standardOutput = pipe
-        try nm.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        nm.waitUntilExit()
-        #expect(nm.terminationStatus == 0)
-
-        var found: [(address: UInt64, name: String)] = []
-        for line in output.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, "tT".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else { continue }
-            let name = String(fields[2])
-            if prefixes.contains(where: { name.hasPrefix($0) }) { found.append((address, name)) }
-        }
+        let found = try Self.functions(in: binary).filter { f in prefixes.contains { f.name.hasPrefix($0) } }
         // Those the compiler did not inline everywhere; the callback and the renderer always.
         for must in ["$s11ParamDaemon13paramdProcess", "$s9ParamCore8RendererV6render6frames", "$s9ParamCore8RendererV11renderChunk"] {
             #expect(found.contains { $0.name.hasPrefix(must) }, "\(must) is not in \(binary)")
@@ -51,23 +35,10 @@ import Testing
         let lines = order.split(separator: "\n").map { String($0.dropFirst(".text.".count)) }
         let names = Set(lines.drop { $0 != "ParamDaemon_main" })
         #expect(names.count >= 60)
-        let nm = Process()
-        nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-        nm.arguments = ["-n", binary]
-        let pipe = Pipe()
-        nm.standardOutput = pipe
-        try nm.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        nm.waitUntilExit()
         // A local name can occur in several objects (`getCache`): each name at its address
         // nearest the message handler's.
         var addresses: [String: [UInt64]] = [:]
-        for line in output.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, "tT".contains(fields[1]), let address = UInt64(fields[0], radix: 16),
-                  names.contains(String(fields[2])) else { continue }
-            addresses[String(fields[2]), default: []].append(address)
-        }
+        for f in try Self.functions(in: binary) where names.contains(f.name) { addresses[f.name, default: []].append(f.address) }
         let handler = "$s11ParamDaemon0B0C12handlePacket_10replyingToySW_AA12ReplyChannelOtF"
         #expect(addresses[handler]?.count == 1, "the message handler is \(handler)")
         let anchor = Int64(addresses[handler]?.first ?? 0)
@@ -79,5 +50,23 @@ import Testing
         print("[paramd-tests] control path: \(near.count) of \(names.count) listed functions within \(span) bytes of text (\(found.count) in the binary)")
         #expect(found.count * 10 >= names.count * 9, "most listed functions are still in the binary under these names")
         #expect(near.count * 10 >= names.count * 8, "most listed functions lie within 64 KiB of the message handler")
+    }
+
+    /// The binary's functions (`nm -n`, text symbols), in address order.
+    static func functions(in binary: String) throws -> [(address: UInt64, name: String)] {
+        let nm = Process()
+        nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
+        nm.arguments = ["-n", binary]
+        let pipe = Pipe()
+        nm.standardOutput = pipe
+        try nm.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        nm.waitUntilExit()
+        #expect(nm.terminationStatus == 0)
+        return output.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, "tT".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else { return nil }
+            return (address, String(fields[2]))
+        }
     }
 }
