@@ -6,7 +6,7 @@ public struct Reporter: Sendable {
     public let counters: AtomicCells
     /// False while nobody follows (no subscriber, no send): then an end has no one to go to,
     /// and is not pushed, so the publisher is not woken for it.
-    public var endsWanted = true
+    public let endsWanted: Bool
 
     public init(events: SPSCRing<Event>, updates: SPSCRing<TargetUpdate>, counters: AtomicCells, endsWanted: Bool = true) {
         self.events = events

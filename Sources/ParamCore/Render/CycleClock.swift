@@ -161,17 +161,10 @@ public struct FrameClock: Sendable {
     }
 
     /// Realtime-safe. Where the reading (`time`, `frame`) lies against the line through
-    /// (`referenceTime`, `referenceFrame`) at the nominal `rate`, in frames: the frame the line
-    /// gives for `time`, unrounded, minus `frame`. Positive: the line runs ahead of the
-    /// reading, so it would place a tag later than the reading does. Exact integer arithmetic
-    /// up to the final division.
-    @_noLocks
-    static func deviation(_ time: OSCTimeTag, _ frame: UInt64, from referenceTime: OSCTimeTag, _ referenceFrame: UInt64,
-                          rate: Int) -> Double {
-        Double(deviationUnits(time, frame, from: referenceTime, referenceFrame, rate: rate)) / 4_294_967_296
-    }
-
-    /// Realtime-safe. `deviation` in 2⁻³² frames, clamped to Int64 (±2³¹ frames).
+    /// (`referenceTime`, `referenceFrame`) at the nominal `rate`, in units of 2⁻³² frame
+    /// (clamped to Int64, ±2³¹ frames): the frame the line gives for `time`, unrounded, minus
+    /// `frame`. Positive: the line runs ahead of the reading, so it would place a tag later
+    /// than the reading does. Exact integer arithmetic.
     @_noLocks @inline(__always)
     static func deviationUnits(_ time: OSCTimeTag, _ frame: UInt64, from referenceTime: OSCTimeTag, _ referenceFrame: UInt64,
                                rate: Int) -> Int64 {

@@ -115,7 +115,7 @@ public struct Renderer: @unchecked Sendable {
     /// go to the control side at the period's end, one update each however many there were.
     @usableFromInline var localTargets: (UInt64, UInt64) = (0, 0)
 
-    /// Whether ends are pushed as `done` events (`render`'s `reportEnds`).
+    /// Whether ends are pushed as `done` events (`render`'s `reportValues`).
     @usableFromInline var reportsEnds = true
 
     var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters, endsWanted: reportsEnds) }
@@ -206,17 +206,17 @@ public struct Renderer: @unchecked Sendable {
     /// frames it missed, one cycle later (`followJackFrame`), so animations keep time with JACK
     /// rather than falling behind. Inputs may be nil (silence). `cv`, by parameter slot, holds
     /// the CV ports' buffers of this period. With `reportValues` false (nobody follows values)
-    /// moving parameters push no value events; with `reportEnds` false (nobody would receive a
-    /// `done`: no subscriber, no send) ends push no `done` either. Target updates, which the
-    /// control side's model needs, are always reported.
+    /// moving parameters push no value events and ends no `done` (nobody would receive them:
+    /// no subscriber, no send). Target updates, which the control side's model needs, are
+    /// always reported.
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
-                                reportValues: Bool = true, reportEnds: Bool = true,
+                                reportValues: Bool = true,
                                 local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0) {
-        reportsEnds = reportEnds
+        reportsEnds = reportValues
         followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)
@@ -244,8 +244,10 @@ public struct Renderer: @unchecked Sendable {
             let next = max(nextDueFrame(before: end), position)
             var done = Int(position &- start)
             let stop = Int(next &- start)
+            // Within a span parameters can only come to rest, so this holds for all of it.
+            let span = anyMoving() ? Self.chunkFrames : Self.restingSpan
             while done < stop {
-                let n = min(anyMoving() ? Self.chunkFrames : Self.restingSpan, stop &- done)
+                let n = min(span, stop &- done)
                 renderChunk(first: start &+ UInt64(done), count: n,
                             in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
                             out1: out1 + done, out2: out2 + done, cv: cv, offset: done)

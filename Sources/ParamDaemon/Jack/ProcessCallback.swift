@@ -89,7 +89,6 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
     let valuesBefore = counters.load(RenderCounter.valueEvents.rawValue)
-    let followed = wake.valuesWanted()  // a subscriber or a send: values and ends have somewhere to go
     context.pointee.renderer.render(
         frames: Int(nframes), clock: clock, jackFrame: rc == 0 ? cycleFrames : nil,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
@@ -97,7 +96,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         out1: o1.assumingMemoryBound(to: Float.self),
         out2: o2.assumingMemoryBound(to: Float.self),
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
-        reportValues: followed, reportEnds: followed,
+        reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
         local: UnsafePointer(midi.local), localCount: midi.localCount)
     writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
               snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,

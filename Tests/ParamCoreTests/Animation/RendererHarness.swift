@@ -44,7 +44,7 @@ struct RendererHarness {
         for _ in 0..<periods {
             let cycle = clock.map { CycleClock(cycleStart: $0(renderer.framePosition)) }
             renderer.render(frames: period, clock: cycle, in1: UnsafePointer(in1), in2: UnsafePointer(in1), out1: out1, out2: out2,
-                            reportValues: followed, reportEnds: followed)
+                            reportValues: followed)
             left += UnsafeBufferPointer(start: out1, count: period)
             right += UnsafeBufferPointer(start: out2, count: period)
         }
