@@ -64,17 +64,14 @@ extension Daemon {
         updateStatus(now: now, force: true)
     }
 
-    /// Waits until the renderer has rendered up to `target` periods (its period counter), sleeping
-    /// a period at a time: the audio thread wakes nobody at a period's end, and must not for
-    /// this. Only on the way out (the fade) and on a reload. False when `deadline` (monotonic
-    /// seconds) passes or the server goes away first.
+    /// Waits until the renderer has rendered up to `target` periods (its period counter),
+    /// asleep until the audio thread reports that period (`FeedbackWake.waitForPeriod`). Only
+    /// on the way out (the fade) and on a reload. False when `deadline` (monotonic seconds)
+    /// passes or the server goes away first.
     func waitForAudioPeriods(reaching target: UInt64, deadline: Double) -> Bool {
-        let period = Double(max(jack.bufferSize, 1)) / Double(max(jack.sampleRate, 1))
-        while audio.counter(.periods) < target {
-            if monotonicSeconds() > deadline || JackEvents.shared.serverGone.load(ordering: .acquiring) { return false }
-            usleep(UInt32(period * 1_000_000) + 1)
-        }
-        return true
+        jack.wake.waitForPeriod(target, deadline: deadline,
+                           reached: { audio.counter(.periods) >= target },
+                           gone: { JackEvents.shared.serverGone.load(ordering: .acquiring) })
     }
 
     /// `--connect`, else `--autoconnect`, `--connect-cv`, `--connect-midi-in`/`-out`: at the

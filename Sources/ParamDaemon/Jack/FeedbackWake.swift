@@ -19,6 +19,10 @@ import Glibc
 ///   slept through.
 /// - `valuesWanted` (control → audio): someone follows values; otherwise moving parameters
 ///   push no value events at all and the publisher is not woken for them.
+/// - `periodWanted` (control → audio): the period count (its low 32 bits, never 0) the control
+///   thread sleeps until, on exit (the fade) and on a reload; 0 while nobody waits. The audio
+///   thread, at the end of a period that reaches it, takes it (exchange to 0) and writes
+///   `periodFD`, a second eventfd: one relaxed load a period otherwise.
 ///
 /// At the end of a period the audio thread ORs what it pushed into `pending`, and if the
 /// publisher is armed for it takes `armed` (exchange to 0) and writes the `eventfd` once:
@@ -34,12 +38,54 @@ struct FeedbackWake: @unchecked Sendable {
     /// A non-blocking eventfd, open for paramd's life (a plain descriptor, not an `EventFD`
     /// object: the audio thread must not touch a class reference).
     let fd: Int32
+    /// Written when the period `periodWanted` names has been rendered, or the server went away.
+    let periodFD: Int32
 
     init() {
-        words = HotMemory.allocate(Atomic<UInt32>.self, capacity: 3)
-        for i in 0..<3 { (words + i).initialize(to: Atomic(0)) }
+        words = HotMemory.allocate(Atomic<UInt32>.self, capacity: 4)
+        for i in 0..<4 { (words + i).initialize(to: Atomic(0)) }
         fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        precondition(fd >= 0, "eventfd: \(String(cString: strerror(errno)))")
+        periodFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        precondition(fd >= 0 && periodFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
+    }
+
+    /// Realtime-safe. The end of a period: `count` periods rendered so far. Wakes a control-side
+    /// waiter whose period has come.
+    @_noLocks
+    func periodEnded(count: UInt64) {
+        let wanted = words[3].load(ordering: .relaxed)
+        guard wanted != 0, Int32(bitPattern: UInt32(truncatingIfNeeded: count) &- wanted) >= 0,
+              words[3].exchange(0, ordering: .relaxed) != 0 else { return }
+        let fd = periodFD
+        var one: UInt64 = 1
+        _ = _unsafePerformance { write(fd, &one, 8) }  // non-blocking eventfd: never waits
+    }
+
+    /// Any thread but the audio thread: wakes a waiter at once (the server went away).
+    func wakePeriodWaiter() {
+        var one: UInt64 = 1
+        _ = write(periodFD, &one, 8)
+    }
+
+    /// Control thread. Sleeps until `reached()` (the renderer's period counter has come to
+    /// `target`), woken by the audio thread at the end of that period, or until `deadline`
+    /// (monotonic seconds) or `gone()`: false then. Nothing polls on a timer.
+    func waitForPeriod(_ target: UInt64, deadline: Double, reached: () -> Bool, gone: () -> Bool) -> Bool {
+        defer { words[3].store(0, ordering: .relaxed) }
+        var fds = [pollfd(fd: periodFD, events: Int16(POLLIN), revents: 0)]
+        while !reached() {
+            let now = monotonicSeconds()
+            if now > deadline || gone() { return false }
+            let low = UInt32(truncatingIfNeeded: target)
+            words[3].store(low == 0 ? 1 : low, ordering: .relaxed)
+            // The period may have ended between the check above and the store: look again
+            // before sleeping (the counter only grows, so a later period wakes us otherwise).
+            if reached() { return true }
+            _ = pollSleeping(&fds, seconds: deadline - now)
+            var count: UInt64 = 0
+            _ = read(periodFD, &count, 8)
+        }
+        return true
     }
 
     /// Realtime-safe. The end of a period in which the audio thread pushed ends or target

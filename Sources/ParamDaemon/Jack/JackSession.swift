@@ -26,7 +26,7 @@ final class JackSession {
     private(set) var link = JackLink.waiting
     private var lastSampleRate = 0
     private var lastBufferSize = 0
-    private let wake: FeedbackWake
+    let wake: FeedbackWake
     private let controlWake: Int32
     /// The MIDI engine every client's process callback runs (it outlives the connections).
     private let midi: MIDIEngine

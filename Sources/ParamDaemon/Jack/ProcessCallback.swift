@@ -98,6 +98,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
         local: UnsafePointer(midi.local), localCount: midi.localCount)
+    wake.periodEnded(count: counters.load(RenderCounter.periods.rawValue))
     writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
               snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
               sampleRate: context.pointee.renderer.sampleRate)
@@ -134,4 +135,5 @@ func paramdShutdown(_ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     var one: UInt64 = 1
     _ = write(arg.assumingMemoryBound(to: ProcessContext.self).pointee.controlWake, &one, 8)
+    arg.assumingMemoryBound(to: ProcessContext.self).pointee.wake.wakePeriodWaiter()
 }
