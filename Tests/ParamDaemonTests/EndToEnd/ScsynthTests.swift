@@ -23,7 +23,12 @@ struct ScsynthTests {
 
         let scsynth = try ChildProcess("/usr/bin/scsynth", ["-u", "\(scPort)", "-B", "127.0.0.1", "-i", "0", "-o", "2"],
                                        environment: server.environment, label: "scsynth")
-        defer { scsynth.signal(SIGTERM) }
+        defer {
+            scsynth.signal(SIGTERM)
+            // scsynth leaves its 8 MB shared-memory segment behind when it is signalled (it
+            // removes it only on /quit); unlinked now, it goes when the process does.
+            unlink("/dev/shm/SuperColliderServer_\(scPort)")
+        }
         try await scsynth.waitForLine(containing: "server ready", timeout: .seconds(20))
         let sc = try OSCClient(port: scPort)
         try sc.send("/d_load", [.string(synthdef)])
