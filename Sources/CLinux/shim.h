@@ -50,8 +50,4 @@ static inline int paramd_adjtimex_read(int *status, long *maxerror, long *esterr
 /// STA_UNSYNC (0x0040 in <linux/timex.h>): the kernel clock is not synchronised.
 static const int paramd_sta_unsync = 0x0040;
 
-
-/// Asks for the cache line at `p` (and so its page's translation) without waiting for it.
-static inline void paramd_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
-
 #endif

@@ -122,9 +122,6 @@ public struct MIDIEngine: @unchecked Sendable {
     public let learnRing: SPSCRing<MIDIControllerEvent>
     public let cells: AtomicCells
 
-    /// Control side. Addresses of what every period reads besides the hot region (HotPages).
-    public var hotAddresses: [UnsafeRawPointer] { [UnsafeRawPointer(slots), UnsafeRawPointer(channels)] }
-
     /// Control thread, once.
     public init() {
         slots = .allocate(capacity: Self.capacity)

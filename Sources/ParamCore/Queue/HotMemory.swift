@@ -49,13 +49,6 @@ public enum HotMemory {
     }()
     static let heapBlocks = Atomic<Int>(0)
 
-    /// The region's pages that hold blocks now (for HotPages): each word of `used` is one
-    /// page's lines.
-    public static var usedPages: [UnsafeRawPointer] {
-        guard let region else { return [] }
-        return (0..<lines / 64).filter { used[$0].load(ordering: .relaxed) != 0 }.map { UnsafeRawPointer(region + $0 * 64 * line) }
-    }
-
     /// Control side. `byteCount` bytes aligned to `alignment` (at most a cache line), from
     /// the region while it has room.
     public static func allocate(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {

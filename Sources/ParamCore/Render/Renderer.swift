@@ -163,18 +163,6 @@ public struct Renderer: @unchecked Sendable {
         }
     }
 
-    /// Control side. Addresses of what every period reads besides the hot region: the
-    /// parameters of the signal path and their outputs, the scratch chunks (HotPages).
-    public var hotAddresses: [UnsafeRawPointer] {
-        var list: [UnsafeRawPointer] = []
-        for i in 0..<ParameterID.builtInCount {
-            list.append(UnsafeRawPointer(params + i))
-            list.append(UnsafeRawPointer(outputs + i))
-        }
-        list.append(UnsafeRawPointer(scratch))
-        return list
-    }
-
     /// Control thread, once, after the audio thread has stopped.
     public func deallocate() {
         commands.deallocate()

@@ -91,8 +91,7 @@ final class JackClient {
                                               clockOffset: clockOffset, client: client, wake: wake,
                                               threadID: AtomicCells(count: 1), controlWake: controlWake,
                                               cvPorts: cvPorts, cvBuffers: cvBuffers,
-                                              midiIn: midiIn, midiOut: midiOut, midi: midi,
-                                              hot: HotPages(Self.periodAddresses(renderer: renderer, midi: midi))))
+                                              midiIn: midiIn, midiOut: midiOut, midi: midi))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -114,24 +113,6 @@ final class JackClient {
         jack_set_buffer_size_callback(client, paramdBufferSizeChanged, arg)
         jack_set_xrun_callback(client, paramdXRun, arg)
         jack_on_shutdown(client, paramdShutdown, arg)
-    }
-
-    /// What the process callback touches every period besides its port buffers (HotPages):
-    /// its code (the period's functions are linked together from the callback on,
-    /// `audio-path.order`), the libjack and libm functions it calls, the blocks of the hot
-    /// region, and the renderer's and the MIDI engine's storage.
-    static func periodAddresses(renderer: Renderer, midi: MIDIEngine) -> [UnsafeRawPointer] {
-        let process: @convention(c) (jack_nframes_t, UnsafeMutableRawPointer?) -> Int32 = paramdProcess
-        var list = HotPages.codePages(from: unsafeBitCast(process, to: UnsafeRawPointer.self))
-        for name in ["jack_port_get_buffer", "jack_get_cycle_times", "jack_midi_get_event_count",
-                     "jack_midi_clear_buffer", "sin", "sincos"] {
-            // The functions themselves, not this executable's PLT entries.
-            if let f = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) { list.append(UnsafeRawPointer(f)) }
-        }
-        list += HotMemory.usedPages
-        list += renderer.hotAddresses
-        list += midi.hotAddresses
-        return list
     }
 
     /// The process thread's kernel thread id, once it has run (nil before).
@@ -275,7 +256,6 @@ final class JackClient {
         context.pointee.threadID.deallocate()
         HotMemory.deallocate(context.pointee.cvPorts)
         HotMemory.deallocate(context.pointee.cvBuffers)
-        context.pointee.hot.deallocate()
         context.deinitialize(count: 1)
         HotMemory.deallocate(context)
         return renderer

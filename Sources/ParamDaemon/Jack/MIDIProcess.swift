@@ -14,11 +14,9 @@ import ParamCore
 /// the engine. Wakes the control thread (one non-blocking eventfd write at most) when a learn
 /// waits and a controller moved.
 @_noLocks
-func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, controlWake: Int32, hot: HotPages) {
+func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, controlWake: Int32) {
     midi.beginPeriod()
-    let got = _unsafePerformance { jack_port_get_buffer(port, nframes) }
-    hot.note(4, got)
-    guard let buffer = got else { return }
+    guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
     let count = _unsafePerformance { jack_midi_get_event_count(buffer) }
     var event = jack_midi_event_t()
     var i: UInt32 = 0
@@ -38,10 +36,8 @@ func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, 
 /// feedback on the period's last frame.
 @_noLocks
 func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, snapshot: AtomicCells,
-               endFrame: UInt64, sampleRate: Double, hot: HotPages) {
-    let got = _unsafePerformance { jack_port_get_buffer(port, nframes) }
-    hot.note(5, got)
-    guard let buffer = got else { return }
+               endFrame: UInt64, sampleRate: Double) {
+    guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
     _unsafePerformance { jack_midi_clear_buffer(buffer) }
     guard nframes > 0 else { return }
     let rate = sampleRate > 0 && sampleRate < 10_000_000 ? Int(sampleRate) : 48000

@@ -38,20 +38,6 @@ struct ProcessContext {
     let midiIn: OpaquePointer
     let midiOut: OpaquePointer
     let midi: MIDIEngine
-    /// The pages this callback touches every period, asked for at its top (HotPages).
-    let hot: HotPages
-}
-
-/// Realtime-safe. A prefetch for each of the period's pages: none waits, so the page walks and
-/// first lines they start overlap instead of coming one after another as the code reaches them.
-@_noLocks @inline(__always)
-func prefetchPeriodPages(_ hot: HotPages) {
-    let addresses = hot.addresses
-    var i = 0
-    while i < HotPages.capacity {
-        if let address = addresses[i] { _unsafePerformance { paramd_prefetch(address) } }
-        i &+= 1
-    }
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -59,7 +45,6 @@ func prefetchPeriodPages(_ hot: HotPages) {
 func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
     guard let arg else { return 0 }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
-    prefetchPeriodPages(context.pointee.hot)
     let rate = context.pointee.sampleRate.loadDouble(0)
     if rate != context.pointee.renderer.sampleRate { context.pointee.renderer.setSampleRate(rate) }
     let in1 = context.pointee.in1, in2 = context.pointee.in2
@@ -68,8 +53,6 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     let i2 = _unsafePerformance { jack_port_get_buffer(in2, nframes) }
     let o1 = _unsafePerformance { jack_port_get_buffer(out1, nframes) }
     let o2 = _unsafePerformance { jack_port_get_buffer(out2, nframes) }
-    let hot = context.pointee.hot
-    hot.note(0, i1); hot.note(1, i2); hot.note(2, o1); hot.note(3, o2)
     guard let o1, let o2 else { return 0 }
     // This cycle's start on JACK's clock, related to the system clock that OSC time tags use.
     let client = context.pointee.client
@@ -101,7 +84,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         n &+= 1
     }
     let midi = context.pointee.midi
-    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake, hot: hot)
+    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
@@ -118,7 +101,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     wake.periodEnded(count: counters.load(RenderCounter.periods.rawValue))
     writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
               snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
-              sampleRate: context.pointee.renderer.sampleRate, hot: hot)
+              sampleRate: context.pointee.renderer.sampleRate)
     wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
                       values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)
     return 0
