@@ -3,6 +3,7 @@
 floor").
 
     scripts/bench-process.py [--paramd BIN] [--seconds 4] [--repeats 9] [--quick] [--periods "64 256"] [--scenarios "idle ramping"] [--json FILE]
+    scripts/bench-process.py --paramd NEW --baseline OLD ...   (two paramd builds side by side)
 
 Builds what it needs (a release paramd unless --paramd is given; Benchmarks/cfloor/cfloor.c
 with gcc -O2), then for each JACK period size (64 and 256 frames at 48 kHz):
@@ -182,11 +183,11 @@ class JackServer:
         stop(self.process, f"jackd {self.name}")
 
 
-def start_client(kind, binary, server, port, workdir):
+def start_client(kind, flavour, binary, server, port, workdir):
     log_path = os.path.join(workdir, f"{kind}.log")
-    env = dict(os.environ, JACK_NO_START_SERVER="1", XDG_CONFIG_HOME=os.path.join(workdir, "config"),
-               XDG_STATE_HOME=os.path.join(workdir, "state"))
-    if kind == "paramd":
+    env = dict(os.environ, JACK_NO_START_SERVER="1", XDG_CONFIG_HOME=os.path.join(workdir, kind, "config"),
+               XDG_STATE_HOME=os.path.join(workdir, kind, "state"))
+    if flavour == "paramd":
         argv = [binary, "--server", server, "--name", "paramd-bench", "--port", str(port), "--http-port", "0", "--no-state"]
     else:
         argv = [binary, "-s", server, "-n", "cfloor", "-p", str(port)]
@@ -353,7 +354,7 @@ class Listeners:
 
 # ---------------------------------------------------------------- one period size
 
-def run_period(period, args, binaries, workroot):
+def run_period(period, args, binaries, flavours, workroot):
     workdir = os.path.join(workroot, f"p{period}")
     os.makedirs(workdir)
     tag = f"bench-{os.getpid()}-{period}"
@@ -364,7 +365,7 @@ def run_period(period, args, binaries, workroot):
         for kind in ("paramd", "cfloor"):
             servers[kind] = JackServer(f"{tag}-{kind}", period, workdir)
             ports[kind] = free_port()
-            clients[kind] = start_client(kind, binaries[kind], servers[kind].name, ports[kind], workdir)
+            clients[kind] = start_client(kind, flavours[kind], binaries[kind], servers[kind].name, ports[kind], workdir)
         print(f"\n{period} frames: paramd pid {clients['paramd'].pid}, cfloor pid {clients['cfloor'].pid}", flush=True)
 
         wanted = args.scenarios.split()
@@ -372,7 +373,7 @@ def run_period(period, args, binaries, workroot):
             if scenario not in wanted:
                 continue
             if scenario in ("ramping", "subscribers") and driver is None:
-                driver = Driver([("paramd", ports["paramd"]), ("cfloor", ports["cfloor"])])
+                driver = Driver([(flavours["paramd"], ports["paramd"]), (flavours["cfloor"], ports["cfloor"])])
                 driver.start()
             if scenario == "subscribers":
                 listeners = Listeners([ports["paramd"], ports["cfloor"]], SUBSCRIBERS, SUBSCRIBER_RATE)
@@ -500,6 +501,10 @@ def report(results, args):
                 f"{spread(m['window_jack_ratios'], '{:.2f}')}, other threads +{spread(m['window_other_excess'], '{:.3f}')} "
                 f"(n = {len(m['window_ratios'])})")
     say("")
+    if args.baseline:
+        say(f"A/B of two builds: the 'cfloor' rows are {args.baseline}; the goals are judged only against cfloor.")
+        print("\n".join(lines), flush=True)
+        return []
     say("Goals:")
     goals = []
     for r in results:
@@ -538,6 +543,9 @@ def build(args):
         bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
                                  capture_output=True, text=True).stdout.strip()
         binaries["paramd"] = os.path.join(bin_dir, "paramd")
+    if args.baseline:
+        binaries["cfloor"] = os.path.abspath(args.baseline)
+        return binaries
     tools = os.path.join(ROOT, ".build-tools")
     os.makedirs(tools, exist_ok=True)
     binaries["cfloor"] = os.path.join(tools, "cfloor")
@@ -559,12 +567,16 @@ def main():
                         help="which scenarios to run, in their fixed order (default 'idle ramping subscribers')")
     parser.add_argument("--quick", action="store_true", help="1 repeat of 5 s, 1 s warm-up")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--baseline", metavar="PARAMD",
+                        help="another paramd build in cfloor's place (an A/B of two builds, driven alike; "
+                             "the 'cfloor' columns are then this build, and the goals are not judged)")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.repeats, args.warmup = 5, 1, 1
     signal.signal(signal.SIGTERM, on_sigterm)
 
     binaries = build(args)
+    flavours = {"paramd": "paramd", "cfloor": "paramd" if args.baseline else "cfloor"}
     machine = {
         "cpus": os.cpu_count(),
         "cpu": next((line.split(":", 1)[1].strip() for line in read("/proc/cpuinfo").splitlines()
@@ -577,7 +589,7 @@ def main():
     results = []
     try:
         for period in (int(p) for p in args.periods.split()):
-            results.append(run_period(period, args, binaries, workroot))
+            results.append(run_period(period, args, binaries, flavours, workroot))
     except (KeyboardInterrupt, Stopped):
         print("interrupted; everything started was stopped", file=sys.stderr)
         return 130
