@@ -264,6 +264,40 @@ public struct AnimatedParameter: Sendable {
         return frames
     }
 
+    /// Realtime-safe. This parameter over frames `first ..< first + count` as one expression
+    /// of the frame, for the renderer to evaluate inside its mixing loop instead of writing a
+    /// scratch chunk: a parameter at rest, or one whose only layer is a linear ramp in its own
+    /// units with no end, pass turn or clamp in these frames (`renderLinearRamp`'s first loop,
+    /// whose conditions these are, so the values are that loop's to the bit). Nil otherwise:
+    /// the general path renders it.
+    @_noLocks @inline(__always)
+    func linearSpan(first: UInt64, count: Int) -> LinearSpan? {
+        if layerCount == 0 { return LinearSpan(resting: value) }
+        guard layerCount == 1, count > 0 else { return nil }
+        let layer = layers[0]
+        guard !layer.isKeyframes, !layer.autoreverses, case .linear = layer.curve, case .linear = layer.domain else { return nil }
+        let start = Int64(bitPattern: first &- layer.startFrame)
+        let passFrames = layer.passFrames
+        guard start >= 0, passFrames > 0, passFrames < 1 << 40, start < layer.totalFrames,
+              Int64(count) <= layer.totalFrames &- start else { return nil }
+        let within = start % passFrames
+        guard within &+ Int64(count) <= passFrames else { return nil }
+        let span = LinearSpan(base: target, from: layer.fromEncoded, delta: layer.deltaEncoded, end: layer.target,
+                              inverse: layer.inversePass, position: Double(within))
+        let firstValue = span.value(at: 0), lastValue = span.value(at: Double(count &- 1))
+        guard firstValue >= minimum && firstValue < maximum && lastValue >= minimum && lastValue < maximum else { return nil }
+        return span
+    }
+
+    /// Realtime-safe. After the renderer evaluated `span` over `count` frames: what `render`
+    /// would have left (the last value; moved, if it moves).
+    @_noLocks @inline(__always)
+    mutating func finish(_ span: LinearSpan, count: Int) {
+        guard layerCount > 0 else { return }
+        movedThisPeriod = true
+        value = span.value(at: Double(count &- 1))
+    }
+
     /// Realtime-safe. `renderOnlyLayer` for a linear ramp in its own units (`linear`, domain
     /// `linear`, no autoreverse: what most control surfaces send), kept out of line so that the
     /// general loop keeps its own code. Writes `frames` frames from position `within` of the pass.
@@ -354,4 +388,36 @@ extension Animation {
         Animation(from: 0, spec: AnimationSpec(target: 0, seconds: 0, curve: .linear, domain: .linear),
                   startFrame: 0, sampleRate: 48000, velocity: .nan)
     }
+}
+
+/// A parameter's value over a chunk: `base + ((from + delta·((position + i)·inverse)) − end)` at
+/// its frame `i`, the arithmetic of `AnimatedParameter.renderLinearRamp` (the position counted
+/// as an exact Double). At rest, `from` and `delta` are −0, so the bracket is −0 and the value
+/// is `base` to the bit (−0 included).
+public struct LinearSpan: Sendable, BitwiseCopyable {
+    @usableFromInline let base: Double
+    @usableFromInline let from: Double
+    @usableFromInline let delta: Double
+    @usableFromInline let end: Double
+    @usableFromInline let inverse: Double
+    @usableFromInline let position: Double
+
+    @inlinable
+    init(base: Double, from: Double, delta: Double, end: Double, inverse: Double, position: Double) {
+        self.base = base
+        self.from = from
+        self.delta = delta
+        self.end = end
+        self.inverse = inverse
+        self.position = position
+    }
+
+    @inlinable
+    init(resting value: Double) {
+        self.init(base: value, from: -0.0, delta: -0.0, end: 0, inverse: 0, position: 0)
+    }
+
+    /// Realtime-safe. The value at frame `i` of the chunk (an integer, as a Double).
+    @_noLocks @inlinable @inline(__always)
+    func value(at i: Double) -> Double { base + ((from + delta * ((position + i) * inverse)) - end) }
 }

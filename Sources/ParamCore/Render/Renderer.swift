@@ -117,6 +117,11 @@ public struct Renderer: @unchecked Sendable {
 
     /// Whether ends are pushed as `done` events (`render`'s `reportValues`).
     @usableFromInline var reportsEnds = true
+    /// Whether chunks where every parameter rests or ramps linearly take `renderFused` (tests
+    /// turn it off to compare with the general path).
+    @usableFromInline var fusesLinearRamps = true
+    /// Chunks `renderFused` rendered (tests).
+    @usableFromInline var fusedChunks = 0
 
     var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters, endsWanted: reportsEnds) }
 
@@ -606,6 +611,16 @@ public struct Renderer: @unchecked Sendable {
         // its scratch chunk, and the loops below take the value instead, so an idle period
         // touches next to no memory. Which ones were rendered into their chunks: `rendered`.
         let v0 = params[0].value, t0 = params[1].value, f0 = params[2].value, p0 = params[3].value, i0 = params[4].value
+        if fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2,
+           params[0].layerCount | params[1].layerCount | params[2].layerCount | params[3].layerCount | params[4].layerCount != 0,
+           params[1].layerCount != 0 || t0 != 0,
+           let sv = params[0].linearSpan(first: first, count: count), let st = params[1].linearSpan(first: first, count: count),
+           let sf = params[2].linearSpan(first: first, count: count), let sp = params[3].linearSpan(first: first, count: count),
+           let si = params[4].linearSpan(first: first, count: count) {
+            renderFused(count: count, volume: sv, tone: st, frequency: sf, pan: sp, input: si,
+                        in1: in1, in2: in2, out1: out1, out2: out2)
+            return
+        }
         var rendered: UInt8 = 0
         if params[0].layerCount > 0 { _ = params[0].render(into: vol, first: first, count: count, reporter: r); rendered |= 1 }
         var toneMoves = false, freqMoves = false, panMoves = false
@@ -706,6 +721,46 @@ public struct Renderer: @unchecked Sendable {
             }
         }
         phase = ph
+    }
+
+    /// Realtime-safe. `renderChunk` when a tone sounds, every parameter of the signal path
+    /// rests or follows a plain linear ramp through the whole chunk (`AnimatedParameter
+    /// .linearSpan`), both inputs have buffers and nothing is declared: the ramps are evaluated
+    /// in the mixing loop itself, not written to scratch and read back, and the layers are not
+    /// walked per chunk (docs/PERFORMANCE.md, "Linear ramps in the mixing loop"). The same
+    /// arithmetic as the general loop below, so the same bits (`RendererTests` compares the two).
+    @_noLocks
+    mutating func renderFused(count: Int, volume sv: LinearSpan, tone st: LinearSpan, frequency sf: LinearSpan,
+                              pan sp: LinearSpan, input si: LinearSpan,
+                              in1: UnsafePointer<Float>, in2: UnsafePointer<Float>,
+                              out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
+        let twoPi = 2 * Double.pi
+        let radiansPerHz = twoPi / sampleRate
+        let panMoves = params[3].layerCount > 0
+        var left = 0.0, right = 0.0
+        if !panMoves { (left, right) = Math.cosSin((params[3].value + 1) * Double.pi / 4) }
+        var ph = phase
+        var k = 0.0
+        for i in 0..<count {
+            ph += radiansPerHz * sf.value(at: k)
+            if ph >= twoPi { ph -= twoPi }
+            let t = Math.sin(ph) * st.value(at: k)
+            if panMoves {
+                (left, right) = Math.cosSin((sp.value(at: k) + 1) * Double.pi / 4)
+            }
+            let v = sv.value(at: k)
+            let g = si.value(at: k)
+            out1[i] = Float(v * (t * left + Double(in1[i]) * g))
+            out2[i] = Float(v * (t * right + Double(in2[i]) * g))
+            k += 1
+        }
+        phase = ph
+        fusedChunks &+= 1
+        params[0].finish(sv, count: count)
+        params[1].finish(st, count: count)
+        params[2].finish(sf, count: count)
+        params[3].finish(sp, count: count)
+        params[4].finish(si, count: count)
     }
 
     /// Realtime-safe. `x.truncatingRemainder(dividingBy: y)` (C's `fmod`) for 0 ≤ x < 2²⁰·y and

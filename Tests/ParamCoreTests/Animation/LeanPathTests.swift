@@ -55,6 +55,59 @@ import Testing
         }
     }
 
+    /// `Renderer.renderFused` (linear ramps evaluated in the mixing loop) against the general
+    /// path (ramps rendered into scratch, then mixed), to the bit, over random traffic on all
+    /// five parameters: linear ramps of every length (ending mid-chunk, clamped by the range,
+    /// from a given value, repeating, delayed), mixed with ramps the fused loop cannot take
+    /// (other curves, the log domain, autoreverse, additive layers, stops), at three period sizes.
+    @Test(arguments: [64, 256, 1024])
+    func theFusedMixingLoopSoundsLikeTheGeneralPath(period: Int) {
+        var fused = RendererHarness(period: period)
+        var general = RendererHarness(period: period)
+        defer { fused.release(); general.release() }
+        general.renderer.fusesLinearRamps = false
+        var random = SplitMix64(seed: UInt64(period) &* 7919)
+        let ranges: [(Double, Double)] = [(0, 1), (0, 1), (20, 20_000), (-1, 1), (0, 1)]
+        var fusedBefore = 0
+        for round in 0..<400 {
+            if round % 3 == 0 {
+                let p = ParameterID.builtIns[Int(random.next() % 5)]
+                let (low, high) = ranges[p.index]
+                // Targets a little beyond the range now and then: the ramp is clamped.
+                let target = low + (high - low) * (Double(random.next() % 1200) / 1000 - 0.1)
+                let seconds = [0.0, 0.001, 0.004, 0.01, 0.05, 0.25, 1.0][Int(random.next() % 7)]
+                var spec = spec(target, seconds: seconds)
+                switch random.next() % 10 {
+                case 0: spec.curve = .default
+                case 1: spec.domain = p == .frequency ? .log : .linear
+                case 2: spec.autoreverses = true
+                case 3: spec.repeatCount = 2.5
+                case 4: spec.from = low + (high - low) * Double(random.next() % 1000) / 1000
+                case 5: spec.additive = true
+                default: break
+                }
+                let delay = random.next() % 4 == 0 ? Double(random.next() % 100) / 10_000 : 0
+                let command: Command = random.next() % 25 == 0 ? .stop(p) : .animate(p, spec)
+                fused.send(command, delay: delay)
+                general.send(command, delay: delay)
+            }
+            let a = fused.render(periods: 1), b = general.render(periods: 1)
+            for i in 0..<period where a.left[i].bitPattern != b.left[i].bitPattern || a.right[i].bitPattern != b.right[i].bitPattern {
+                Issue.record("round \(round), frame \(i): fused (\(a.left[i]), \(a.right[i])), general (\(b.left[i]), \(b.right[i]))")
+                return
+            }
+            for p in ParameterID.builtIns {
+                #expect(fused.renderer.sounding(p).bitPattern == general.renderer.sounding(p).bitPattern)
+            }
+            #expect(fused.events() == general.events())
+            #expect(fused.updates() == general.updates())
+            if round == 199 { fusedBefore = fused.renderer.fusedChunks }
+        }
+        // The fused loop took a good share of the chunks, and the general one none.
+        #expect(fused.renderer.fusedChunks > 100 && fused.renderer.fusedChunks > fusedBefore)
+        #expect(general.renderer.fusedChunks == 0)
+    }
+
     /// The pan law takes cos and sin from one `sincos` call: the same values as `cos` and
     /// `sin` apart, over the pan's whole range of angles and beyond.
     @Test func cosSinIsCosAndSin() {
