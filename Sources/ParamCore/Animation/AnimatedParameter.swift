@@ -278,13 +278,21 @@ public struct AnimatedParameter: Sendable {
         guard !layer.isKeyframes, !layer.autoreverses, case .linear = layer.curve, case .linear = layer.domain else { return nil }
         let start = Int64(bitPattern: first &- layer.startFrame)
         let passFrames = layer.passFrames
-        guard start >= 0, passFrames > 0, passFrames < 1 << 40, start < layer.totalFrames,
-              Int64(count) <= layer.totalFrames &- start else { return nil }
-        let within = start % passFrames
-        guard within &+ Int64(count) <= passFrames else { return nil }
+        guard start >= 0, passFrames > 0, start < layer.totalFrames, Int64(count) <= layer.totalFrames &- start else { return nil }
+        return unclampedRamp(layer, within: start % passFrames, frames: count, passFrames: passFrames)
+    }
+
+    /// Realtime-safe. A linear ramp's frames `within ..< within + frames` of its pass as a
+    /// `LinearSpan`, when no pass turns over in them and no value needs the clamp; nil
+    /// otherwise. A pass shorter than 2⁴⁰ frames never reaches p = 1 before its end
+    /// ((N−1)·fl(1/N) rounds below 1), so the value is base + ((from + delta·p) − end): every
+    /// step rounds monotonically in p, so the first and last frames bound the rest.
+    @_noLocks @inline(__always)
+    func unclampedRamp(_ layer: Animation, within: Int64, frames: Int, passFrames: Int64) -> LinearSpan? {
+        guard passFrames < 1 << 40, within &+ Int64(frames) <= passFrames, frames > 0 else { return nil }
         let span = LinearSpan(base: target, from: layer.fromEncoded, delta: layer.deltaEncoded, end: layer.target,
                               inverse: layer.inversePass, position: Double(within))
-        let firstValue = span.value(at: 0), lastValue = span.value(at: Double(count &- 1))
+        let firstValue = span.value(at: 0), lastValue = span.value(at: Double(frames &- 1))
         guard firstValue >= minimum && firstValue < maximum && lastValue >= minimum && lastValue < maximum else { return nil }
         return span
     }
@@ -316,28 +324,20 @@ public struct AnimatedParameter: Sendable {
         // compiler knows, so it would reload them every frame).
         let low = minimum, high = maximum
         var v = value
-        if passFrames < 1 << 40 && within &+ Int64(frames) <= passFrames && frames > 0 {
-            // No pass turns over in these frames, and a pass shorter than 2⁴⁰ frames never
-            // reaches p = 1 before its end ((N−1)·fl(1/N) rounds below 1), so the value is
-            // base + ((from + delta·p) − end): every step rounds monotonically in p, so the
-            // first and last frames bound the rest. Both inside the range: no clamp needed.
-            let first = base + ((from + delta * (Double(within) * inverse)) - end)
-            let last = base + ((from + delta * (Double(within &+ Int64(frames) &- 1) * inverse)) - end)
-            if first >= low && first < high && last >= low && last < high {
-                // The position counted as a Double (exact: an integer below 2⁴⁰), so the loop
-                // is not vectorised: the vector form steps an integer vector by constants
-                // from `.rodata.cst16`, a page the period otherwise does not touch (a first
-                // touch costs about a µs after the thread slept; the scalar loop's extra
-                // nanosecond a frame is less, at 64- and 256-frame periods).
-                var w = Double(within)
-                while i < frames {
-                    out[i] = base + ((from + delta * (w * inverse)) - end)
-                    w += 1
-                    i &+= 1
-                }
-                value = out[frames &- 1]
-                return frames
+        if let span = unclampedRamp(layer, within: within, frames: frames, passFrames: passFrames) {
+            // The position counted as a Double (exact: an integer below 2⁴⁰), so the loop is
+            // not vectorised: the vector form steps an integer vector by constants from
+            // `.rodata.cst16`, a page the period otherwise does not touch (a first touch
+            // costs about a µs after the thread slept; the scalar loop's extra nanosecond a
+            // frame is less, at 64- and 256-frame periods).
+            var w = span.position
+            while i < frames {
+                out[i] = span.value(atPosition: w)
+                w += 1
+                i &+= 1
             }
+            value = out[frames &- 1]
+            return frames
         }
         while i < frames {
             let p = Double(within) * inverse
@@ -419,5 +419,9 @@ public struct LinearSpan: Sendable, BitwiseCopyable {
 
     /// Realtime-safe. The value at frame `i` of the chunk (an integer, as a Double).
     @_noLocks @inlinable @inline(__always)
-    func value(at i: Double) -> Double { base + ((from + delta * ((position + i) * inverse)) - end) }
+    func value(at i: Double) -> Double { value(atPosition: position + i) }
+
+    /// Realtime-safe. The value at position `w` of the pass (an integer, as a Double).
+    @_noLocks @inlinable @inline(__always)
+    func value(atPosition w: Double) -> Double { base + ((from + delta * (w * inverse)) - end) }
 }

@@ -728,7 +728,7 @@ public struct Renderer: @unchecked Sendable {
     /// .linearSpan`), both inputs have buffers and nothing is declared: the ramps are evaluated
     /// in the mixing loop itself, not written to scratch and read back, and the layers are not
     /// walked per chunk (docs/PERFORMANCE.md, "Linear ramps in the mixing loop"). The same
-    /// arithmetic as the general loop below, so the same bits (`RendererTests` compares the two).
+    /// arithmetic as the general loop below, so the same bits (`LeanPathTests` compares the two).
     @_noLocks
     mutating func renderFused(count: Int, volume sv: LinearSpan, tone st: LinearSpan, frequency sf: LinearSpan,
                               pan sp: LinearSpan, input si: LinearSpan,
