@@ -8,6 +8,10 @@ struct FeedState {
     var value: Float
     /// Where the misbehaving callback keeps its last allocation, so it cannot be optimised away.
     var scratch: UnsafeMutableRawPointer?
+    /// For `--overrun-every`: overrun one period in this many (0: never), and periods so far.
+    var overrunEvery: Int = 0
+    var periods: Int = 0
+    var sampleRate: Int = 48000
 }
 
 /// Writes the constant into every output port. Realtime-safe.
@@ -46,8 +50,26 @@ func feedProcessMisbehaving(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPo
     return feedProcess(nframes, arg)
 }
 
+/// Feeds like `feedProcess`, and in one period of every `overrunEvery` spins for one and a half
+/// periods, so the server reports an xrun to every client: xruns on demand, for tests of what
+/// paramd does when they come. Deliberately NOT realtime-safe.
+func feedProcessOverrunning(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: FeedState.self)
+    state.pointee.periods += 1
+    if state.pointee.periods % state.pointee.overrunEvery == 0 {
+        let spin = 1_500_000_000 * Int(nframes) / state.pointee.sampleRate  // 1.5 periods, ns
+        var start = timespec(), now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        repeat { clock_gettime(CLOCK_MONOTONIC, &now) }
+        while (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec) < spin
+    }
+    return feedProcess(nframes, arg)
+}
+
 /// `feed`: one output per target port, each carrying `value` every period.
-func runFeed(server: String?, name: String, targets: [String], value: Float, misbehave: Bool) throws(JackToolError) -> Int32 {
+func runFeed(server: String?, name: String, targets: [String], value: Float, misbehave: Bool,
+             overrunEvery: Int = 0) throws(JackToolError) -> Int32 {
     Signals.block()
     let client = try JackClient(name: name, server: server)
     defer { client.close() }
@@ -58,9 +80,10 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
         ports[index] = try client.registerAudioPort("out_\(index + 1)", isInput: false)
     }
     let state = UnsafeMutablePointer<FeedState>.allocate(capacity: 1)
-    state.initialize(to: FeedState(ports: ports, portCount: targets.count, value: value, scratch: nil))
+    state.initialize(to: FeedState(ports: ports, portCount: targets.count, value: value, scratch: nil,
+                                   overrunEvery: overrunEvery, sampleRate: client.sampleRate))
 
-    let callback: JackProcessCallback = misbehave ? feedProcessMisbehaving : feedProcess
+    let callback: JackProcessCallback = misbehave ? feedProcessMisbehaving : overrunEvery > 0 ? feedProcessOverrunning : feedProcess
     jack_set_process_callback(client.handle, callback, state)
     jack_on_shutdown(client.handle, onShutdown, nil)
     _ = jack_set_xrun_callback(client.handle, onXrun, nil)
@@ -68,7 +91,7 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
     for (index, target) in targets.enumerated() {
         try client.connect(from: JackClient.portName(ports[index]!), to: target)
     }
-    log("\(client.name) feeding \(value) into \(targets.joined(separator: ", ")) at \(client.sampleRate) Hz, \(client.bufferSize) frames\(misbehave ? ", allocating in the process callback" : "")")
+    log("\(client.name) feeding \(value) into \(targets.joined(separator: ", ")) at \(client.sampleRate) Hz, \(client.bufferSize) frames\(misbehave ? ", allocating in the process callback" : "")\(overrunEvery > 0 ? ", overrunning one period in \(overrunEvery)" : "")")
     printNow("ready")
 
     let reason = Signals.wait()

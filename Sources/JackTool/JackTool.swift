@@ -28,6 +28,13 @@ extension JackTool {
         @Option(parsing: .unconditional, help: "The constant sample value (may be negative).") var value: Float
         @Flag(help: "Allocate and free memory in the process callback (a negative control for the allocation counter).")
         var misbehaveAllocate = false
+        @Option(help: "Overrun one period in N (spin for 1.5 periods), so the server reports xruns.")
+        var overrunEvery: Int = 0
+
+        func validate() throws {
+            guard overrunEvery >= 0 else { throw ValidationError("--overrun-every must be 0 or more") }
+            guard !(misbehaveAllocate && overrunEvery > 0) else { throw ValidationError("one misbehaviour at a time") }
+        }
 
         func run() throws {
             let targets = splitPorts(options.connect)
@@ -35,7 +42,7 @@ extension JackTool {
             let status: Int32
             do {
                 status = try runFeed(server: options.server, name: name, targets: targets,
-                                     value: value, misbehave: misbehaveAllocate)
+                                     value: value, misbehave: misbehaveAllocate, overrunEvery: overrunEvery)
             } catch {
                 log("error: \(error)")
                 throw ExitCode(1)

@@ -25,21 +25,23 @@ public enum JackTool {
     }
 
     /// `paramd-jacktool feed`: one output per port in `connect`, each carrying `value`; returns once
-    /// the tool has printed `ready` (its ports are connected).
+    /// the tool has printed `ready` (its ports are connected). `overrunEvery` N > 0: it overruns
+    /// one period in N, so the server reports xruns.
     public static func feed(server: JackServer, name: String? = nil, connect: [String], value: Float,
-                            misbehaveAllocate: Bool = false,
+                            misbehaveAllocate: Bool = false, overrunEvery: Int = 0,
                             environment: [String: String] = [:]) async throws -> Feeder {
         try await feed(serverName: server.name, name: name, connect: connect, value: value,
-                       misbehaveAllocate: misbehaveAllocate, environment: environment)
+                       misbehaveAllocate: misbehaveAllocate, overrunEvery: overrunEvery, environment: environment)
     }
 
     public static func feed(serverName: String, name: String? = nil, connect: [String], value: Float,
-                            misbehaveAllocate: Bool = false,
+                            misbehaveAllocate: Bool = false, overrunEvery: Int = 0,
                             environment: [String: String] = [:]) async throws -> Feeder {
         let name = name ?? uniqueName("feeder")
         var arguments = ["feed", "--server", serverName, "--name", name,
                          "--connect", connect.joined(separator: ","), "--value=\(value)"]
         if misbehaveAllocate { arguments.append("--misbehave-allocate") }
+        if overrunEvery > 0 { arguments += ["--overrun-every", "\(overrunEvery)"] }
         let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
         try await process.waitForLine(containing: "ready", on: .stdout)
         return Feeder(process: process, name: name, ports: connect.indices.map { "\(name):out_\($0 + 1)" })
