@@ -91,7 +91,7 @@ extension Daemon {
         saveStateIfDue(now: now)
         sendWatchdogIfHealthy(now: now)
         updateStatus(now: now)
-        wakeups.sample(now: now, excluding: jack.processThreadID)
+        wakeups.sample(now: now, excluding: jack.jackThreadIDs)
     }
 
     /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the

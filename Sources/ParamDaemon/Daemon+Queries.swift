@@ -59,7 +59,7 @@ extension Daemon {
             ("late", .int32(Int32(clamping: late))),
             ("errors", .int32(Int32(clamping: errors))),
             ("uptime", .float32(Float(now - startTime))),
-            ("wakeups_per_s", .float32(Float(wakeups.perSecond(now: now, excluding: jack.processThreadID)))),
+            ("wakeups_per_s", .float32(Float(wakeups.perSecond(now: now, excluding: jack.jackThreadIDs)))),
             ("malformed", .int32(Int32(clamping: malformed))),
             ("dropped_commands", .int32(Int32(clamping: droppedCommands))),
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),

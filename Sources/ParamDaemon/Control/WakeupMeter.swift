@@ -1,85 +1,78 @@
 import Foundation
 
-/// `wakeups_per_s` in `/status`: how often paramd's threads other than JACK's process thread
-/// woke up, per second, over about the last 10 s — each time a thread went to sleep and was
-/// woken, as the kernel counts it (voluntary context switches; being preempted by another
-/// thread is not a wake-up). libjack's own helper threads count too: they are paramd's cost as
-/// well. Sampled at most every `spacing` seconds, and only when the control thread is awake
-/// anyway; `/status` reads the counts afresh. Control thread.
+/// `wakeups_per_s` in `/status`: how often paramd's threads other than JACK's woke up, per
+/// second, over about the last 10 s — each time a thread went to sleep and was woken, as the
+/// kernel counts it (voluntary context switches; being preempted by another thread is not a
+/// wake-up). JACK's threads are the ones libjack starts for the client (the process thread,
+/// the notification thread, its log thread; `JackClient.jackThreadIDs`): the process thread
+/// wakes once a period and the notification thread once for each xrun the server reports,
+/// neither of which paramd can choose. Sampled at most every `spacing` seconds, and only when
+/// the control thread is awake anyway; `/status` reads the counts afresh. Control thread.
 ///
 /// A sample is cheap (issue 9: it ran every second of an idle paramd's life): the process's
 /// voluntary switches from one `getrusage(RUSAGE_SELF)` (every thread, the ended ones too),
-/// less the JACK process thread's, read from its one `/proc/self/task/TID/status` with plain
+/// less JACK's threads', each read from its one `/proc/self/task/TID/status` with plain
 /// `pread` into a stack buffer, the file kept open while that thread lives (opening it walked
-/// four path components, half of each sample's cost). (It listed /proc/self/task and parsed every thread's
-/// status with Foundation, about 0.05 % of a core at idle, as much as half of what paramd's
-/// idle cost was above the C floor's.) A process thread that ended (JACK reconnected) leaves
-/// its last count behind, so the sum does not jump when its successor takes over.
+/// four path components, half of each sample's cost). (It listed /proc/self/task and parsed
+/// every thread's status with Foundation, about 0.05 % of a core at idle, as much as half of
+/// what paramd's idle cost was above the C floor's.) A JACK thread that ended (JACK
+/// reconnected) leaves its last count behind, so the sum does not jump when its successor
+/// takes over.
 struct WakeupMeter {
     private var samples: [(time: Double, count: Int)] = []
     static let window = 10.0
-    /// The process thread last excluded, its count then, and the counts of the ones before it.
-    private var excluded: (thread: Int32, count: Int)? = nil
+    /// JACK's threads being left out: each one's status file, kept open, and its count then.
+    private var excluded: [Int32: (fd: Int32, count: Int)] = [:]
+    /// The last counts of JACK threads that ended.
     private var retired = 0
-    /// `/proc/self/task/TID/status` of the process thread last read, kept open.
-    private var statusFile: (thread: Int32, fd: Int32)? = nil
     /// Seconds between samples: a sample costs about 0.1 ms here (the kernel formats the whole
     /// status file), and the window only needs its start to within a couple of seconds.
     static let spacing = 2.0
 
-    /// Takes a sample if the last one is `spacing` seconds old or more.
-    mutating func sample(now: Double, excluding processThread: Int32?) {
+    /// Takes a sample if the last one is `spacing` seconds old or more (JACK's threads are
+    /// listed only then: the control thread calls this on every wake).
+    mutating func sample(now: Double, excluding jackThreads: @autoclosure () -> [Int32]) {
         if let last = samples.last, now - last.time < Self.spacing { return }
-        samples.append((now, contextSwitches(excluding: processThread)))
+        samples.append((now, contextSwitches(excluding: jackThreads())))
         // Keep one sample older than the window, to measure across all of it.
         while samples.count > 2 && now - samples[1].time >= Self.window { samples.removeFirst() }
     }
 
     /// Wake-ups per second from the oldest sample within (or just beyond) the window to now.
-    mutating func perSecond(now: Double, excluding processThread: Int32?) -> Double {
-        let current = contextSwitches(excluding: processThread)
+    mutating func perSecond(now: Double, excluding jackThreads: [Int32]) -> Double {
+        let current = contextSwitches(excluding: jackThreads)
         guard let first = samples.first(where: { now - $0.time <= Self.window + Self.spacing }) ?? samples.last,
               now - first.time >= 0.5 else { return 0 }
         return Double(max(0, current - first.count)) / (now - first.time)
     }
 
-    /// Voluntary context switches of this process's threads, less the process thread's
-    /// (and its predecessors').
-    mutating func contextSwitches(excluding processThread: Int32?) -> Int {
+    /// Voluntary context switches of this process's threads, less JACK's threads' (and those
+    /// of JACK threads that ended).
+    mutating func contextSwitches(excluding jackThreads: [Int32]) -> Int {
         var usage = rusage()
         guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        var total = Int(usage.ru_nvcsw)
-        if let processThread, let count = voluntarySwitches(thread: processThread) {
-            if let old = excluded, old.thread != processThread { retired += old.count }
-            excluded = (processThread, count)
-        } else if let old = excluded {
-            // Disconnected, or the thread is gone: its last count stays out of the sum.
-            retired += old.count
-            excluded = nil
+        for (thread, entry) in excluded where !jackThreads.contains(thread) { retire(thread, entry) }
+        for thread in jackThreads {
+            if excluded[thread] == nil {
+                let fd = open("/proc/self/task/\(thread)/status", O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { continue }  // ended before it was first read
+                excluded[thread] = (fd, 0)
+            }
+            let entry = excluded[thread]!
+            if let count = Self.voluntarySwitches(statusFile: entry.fd) {
+                excluded[thread] = (entry.fd, count)
+            } else {
+                retire(thread, entry)  // it ended: its status file reads as nothing
+            }
         }
-        total -= retired + (excluded?.count ?? 0)
-        return total
+        return Int(usage.ru_nvcsw) - retired - excluded.values.reduce(0) { $0 + $1.count }
     }
 
-    /// `voluntary_ctxt_switches` of one thread of this process; nil if it is gone. Its status
-    /// file stays open for the next read; a thread that ended reads as nothing, and its file
-    /// is closed.
-    mutating func voluntarySwitches(thread: Int32) -> Int? {
-        if let open = statusFile, open.thread != thread {
-            close(open.fd)
-            statusFile = nil
-        }
-        if statusFile == nil {
-            let fd = open("/proc/self/task/\(thread)/status", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            statusFile = (thread, fd)
-        }
-        let count = Self.voluntarySwitches(statusFile: statusFile!.fd)
-        if count == nil, let open = statusFile {
-            close(open.fd)
-            statusFile = nil
-        }
-        return count
+    /// A JACK thread that ended, or a client that closed: its last count stays out of the sum.
+    private mutating func retire(_ thread: Int32, _ entry: (fd: Int32, count: Int)) {
+        retired += entry.count
+        close(entry.fd)
+        excluded[thread] = nil
     }
 
     /// `voluntary_ctxt_switches` from an open `/proc/.../status`, read from its start.

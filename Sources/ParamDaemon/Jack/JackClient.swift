@@ -89,7 +89,7 @@ final class JackClient {
         context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
-                                              threadID: AtomicCells(count: 1), controlWake: controlWake,
+                                              jackThreads: AtomicCells(count: 4), controlWake: controlWake,
                                               cvPorts: cvPorts, cvBuffers: cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
@@ -108,6 +108,7 @@ final class JackClient {
         }
 
         let arg = UnsafeMutableRawPointer(context)
+        jack_set_thread_init_callback(client, paramdThreadInit, arg)
         jack_set_process_callback(client, paramdProcess, arg)
         jack_set_sample_rate_callback(client, paramdSampleRateChanged, arg)
         jack_set_buffer_size_callback(client, paramdBufferSizeChanged, arg)
@@ -115,10 +116,10 @@ final class JackClient {
         jack_on_shutdown(client, paramdShutdown, arg)
     }
 
-    /// The process thread's kernel thread id, once it has run (nil before).
-    var processThreadID: Int32? {
-        let tid = context.pointee.threadID.load(0)
-        return tid == 0 ? nil : Int32(truncatingIfNeeded: tid)
+    /// Kernel thread ids of libjack's threads for this client, as far as they have started.
+    var jackThreadIDs: [Int32] {
+        let cells = context.pointee.jackThreads
+        return (0..<cells.count).map { cells.load($0) }.filter { $0 != 0 }.map { Int32(truncatingIfNeeded: $0) }
     }
     var sampleRate: Int { Int(jack_get_sample_rate(client)) }
     var bufferSize: Int { Int(jack_get_buffer_size(client)) }
@@ -253,7 +254,7 @@ final class JackClient {
         let renderer = context.pointee.renderer
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
-        context.pointee.threadID.deallocate()
+        context.pointee.jackThreads.deallocate()
         HotMemory.deallocate(context.pointee.cvPorts)
         HotMemory.deallocate(context.pointee.cvBuffers)
         context.deinitialize(count: 1)

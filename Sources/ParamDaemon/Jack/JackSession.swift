@@ -51,8 +51,8 @@ final class JackSession {
     var dspLoad: Double { client?.dspLoad ?? 0 }
     /// How the server is named in the log and `STATUS=`.
     var serverDescription: String { server.map { "'\($0)'" } ?? "(default)" }
-    /// The JACK process thread's kernel thread id, once it has run.
-    var processThreadID: Int32? { client?.processThreadID }
+    /// libjack's threads' kernel thread ids (the process thread among them), as they started.
+    var jackThreadIDs: [Int32] { client?.jackThreadIDs ?? [] }
 
     /// The handles of the renderer in use: the client's (taken before it was activated), or
     /// the parked one's. Never a copy of a renderer the audio thread runs.

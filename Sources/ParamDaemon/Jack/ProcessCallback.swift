@@ -22,9 +22,11 @@ struct ProcessContext {
     let client: OpaquePointer
     /// Wakes the publisher when this period pushed what it waits for (FeedbackWake.swift).
     let wake: FeedbackWake
-    /// The process thread's kernel thread id, taken once in its first period (0 until then),
-    /// so `/status` can leave JACK's own wake-ups out of `wakeups_per_s`.
-    let threadID: AtomicCells
+    /// Kernel thread ids of libjack's threads (the process thread, the notification thread
+    /// that runs the callbacks below, its log thread), each stored by the thread itself when
+    /// libjack calls `paramdThreadInit` in it, so `/status` can leave JACK's own wake-ups out
+    /// of `wakeups_per_s`. Empty cells are 0.
+    let jackThreads: AtomicCells
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
     /// CV ports (SPEC §8.1) by parameter slot, written by the control thread before the
@@ -64,10 +66,6 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     var clock: CycleClock? = nil
     if rc == 0, let offset = context.pointee.clockOffset.read() {
         clock = CycleClock(jackMicros: currentMicros, offsetMicros: offset.offset(atJackMicros: currentMicros))
-    }
-    if context.pointee.threadID.load(0) == 0 {
-        let tid = _unsafePerformance { paramd_gettid() }  // once: a syscall that never waits
-        context.pointee.threadID.store(0, UInt64(tid))
     }
     let cvBuffers = context.pointee.cvBuffers
     var anyCV = false
@@ -123,7 +121,17 @@ func paramdBufferSizeChanged(_ frames: jack_nframes_t, _ arg: UnsafeMutableRawPo
     return 0
 }
 
-/// `JackXRunCallback`.
+/// `JackThreadInitCallback`: libjack calls it in each thread it starts for the client (its
+/// log thread, the notification thread at activation, the process thread before its first
+/// period), so each records its own id, and takes the name `paramd-jack` (in `top -H`,
+/// `ps -L`: JACK's threads, told from paramd's own). Once per thread, before any period.
+func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
+    _ = paramd_set_thread_name("paramd-jack")
+    guard let arg else { return }
+    _ = arg.assumingMemoryBound(to: ProcessContext.self).pointee.jackThreads.storeInFirstEmpty(UInt64(paramd_gettid()))
+}
+
+/// `JackXRunCallback`. Each xrun the server reports wakes libjack's notification thread once.
 func paramdXRun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
     JackEvents.shared.xruns.add(1, ordering: .relaxed)
     return 0

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ParamCore
 
@@ -74,5 +75,19 @@ import Testing
             seen += 1
         }
         #expect(torn == 0)
+    }
+
+    /// libjack's threads each record their id at start, concurrently (JackClient): every
+    /// value lands in a cell of its own, and a value with no empty cell left is refused.
+    @Test func threadsStoringAtOnceEachGetACellOfTheirOwn() {
+        let cells = AtomicCells(count: 8)
+        defer { cells.deallocate() }
+        let stored = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 10) { i in
+            if cells.storeInFirstEmpty(UInt64(100 + i)) { stored.add(1, ordering: .relaxed) }
+        }
+        #expect(stored.load(ordering: .relaxed) == 8, "eight cells, ten values")
+        let values = Set((0..<8).map { cells.load($0) })
+        #expect(values.count == 8 && values.allSatisfy { (100..<110).contains($0) }, "\(values)")
     }
 }
