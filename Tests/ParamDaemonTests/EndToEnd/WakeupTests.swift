@@ -65,20 +65,21 @@ struct WakeupTests {
                 + "; /status wakeups_per_s \(statusWakeups.map { "\($0)" } ?? "missing")"
         }
 
-        /// Issue 9's goal, with JACK's part told apart: paramd's own threads wake at most five
-        /// times a second, JACK's process thread once a period, and libjack's notification
-        /// thread only when the server sends it something — here only xruns, which paramd
+        /// Issue 9's goal, at most JACK's periods + 5 a second, with JACK's part told apart:
+        /// paramd's own threads wake at most five times a second, JACK's process thread once a
+        /// period, and libjack's notification thread only when the server sends it something — here only xruns, which paramd
         /// counts for `/status` (SPEC §4.4). No xrun, no wake; an xrun wakes it once, or a few
-        /// times as its message arrives (libjack writes one field of a notification at a time,
-        /// seven of them). `/status` counts paramd's threads alone.
+        /// times as its message arrives (jackd 1.9.21 writes a notification to the socket one
+        /// field at a time, eight writes, and the reader can wake for each; measured here about
+        /// 2.3 wakes an xrun). `/status` counts paramd's threads alone.
         func check(_ label: String) {
             #expect(jack.count >= 2, "\(label): libjack's threads are named: \(summary)")
             #expect(own <= 5, "\(label): paramd's threads sleep: \(summary)")
-            #expect(process <= periods + 2, "\(label): one wake a period: \(summary)")
+            #expect(own + process <= periods + 5, "\(label): JACK's periods + 5: \(summary)")
             if xruns == 0 {
                 #expect(jackHelpers == 0, "\(label): no notification, no wake: \(summary)")
             } else {
-                #expect(jackHelpers * seconds <= 7 * Double(xruns) + 1, "\(label): \(summary)")
+                #expect(jackHelpers * seconds <= 8 * Double(xruns) + 1, "\(label): at most a wake a write: \(summary)")
             }
             #expect(statusWakeups.map { $0 >= 0 && $0 <= 5 } == true, "\(label): /status: \(summary)")
         }
