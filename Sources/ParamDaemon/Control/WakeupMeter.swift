@@ -5,8 +5,8 @@ import Foundation
 /// kernel counts it (voluntary context switches; being preempted by another thread is not a
 /// wake-up). JACK's threads are the ones libjack starts for the client (the process thread,
 /// the notification thread, its log thread; `JackClient.jackThreadIDs`): the process thread
-/// wakes once a period and the notification thread once for each xrun the server reports,
-/// neither of which paramd can choose. Sampled at most every `spacing` seconds, and only when
+/// wakes once a period and the notification thread for each xrun the server reports (once,
+/// or a few times as the message arrives), neither of which paramd can choose. Sampled at most every `spacing` seconds, and only when
 /// the control thread is awake anyway; `/status` reads the counts afresh. Control thread.
 ///
 /// A sample is cheap (issue 9: it ran every second of an idle paramd's life): the process's

@@ -131,7 +131,7 @@ func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
     _ = arg.assumingMemoryBound(to: ProcessContext.self).pointee.jackThreads.storeInFirstEmpty(UInt64(paramd_gettid()))
 }
 
-/// `JackXRunCallback`. Each xrun the server reports wakes libjack's notification thread once.
+/// `JackXRunCallback`, on libjack's notification thread, which each xrun the server reports wakes.
 func paramdXRun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
     JackEvents.shared.xruns.add(1, ordering: .relaxed)
     return 0
