@@ -32,8 +32,14 @@ struct MIDIToolState: ~Copyable {
     let sent: UnsafeMutablePointer<StampedMIDI>
     let received: UnsafeMutablePointer<StampedMIDI>
     let receivedCapacity: Int
+    /// Every cycle's stamp while armed, in order, and each received event's cycle (its index
+    /// there; -1 once the list is full): a late callback can stamp its cycle with the next
+    /// cycle's time, and the list shows where (a stamp repeated or skipped).
+    let cycles: UnsafeMutablePointer<UInt32>
+    let receivedCycles: UnsafeMutablePointer<Int32>
     var sentCount = 0
     var receivedCount = 0
+    var cycleCount = 0
     var period = 0
     var next = 0
     let armed = Atomic<Bool>(false)
@@ -47,6 +53,12 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
     guard let arg else { return 0 }
     let state = arg.assumingMemoryBound(to: MIDIToolState.self)
     let client = state.pointee.client
+    var cycle: Int32 = -1
+    if state.pointee.armed.load(ordering: .acquiring) && state.pointee.cycleCount < state.pointee.receivedCapacity {
+        state.pointee.cycles[state.pointee.cycleCount] = _unsafePerformance { jack_last_frame_time(client) }
+        cycle = Int32(state.pointee.cycleCount)
+        state.pointee.cycleCount += 1
+    }
     if let output = state.pointee.output {
         let buffer = _unsafePerformance { jack_port_get_buffer(output, nframes) }
         if let buffer { _unsafePerformance { jack_midi_clear_buffer(buffer) } }
@@ -87,6 +99,7 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
                 if event.size > 1 { s.bytes.1 = data[1] }
                 if event.size > 2 { s.bytes.2 = data[2] }
                 state.pointee.received[state.pointee.receivedCount] = s
+                state.pointee.receivedCycles[state.pointee.receivedCount] = cycle
                 state.pointee.receivedCount += 1
             }
         }
@@ -102,7 +115,8 @@ extension JackTool {
                 Prints 'ready' once its ports are connected and 'sent' once every --send event is written. \
                 Period 0 is the first cycle after 'ready'. On SIGTERM/SIGINT writes FILE (--output) as JSON: \
                 sampleRate, bufferSize, sent and received, each a list of [stamp, nframes, offset, byte…] where \
-                stamp is the cycle's jack_last_frame_time.
+                stamp is the cycle's jack_last_frame_time; cycles, every cycle's stamp from period 0 on; and \
+                receivedCycles, each received event's index in cycles.
                 """)
 
         @Option(help: "JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).")
@@ -157,15 +171,22 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     sent.initialize(repeating: StampedMIDI(), count: max(events.count, 1))
     let received = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: capacity)
     received.initialize(repeating: StampedMIDI(), count: capacity)
+    let cycles = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+    cycles.initialize(repeating: 0, count: capacity)
+    let receivedCycles = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+    receivedCycles.initialize(repeating: -1, count: capacity)
     let state = UnsafeMutablePointer<MIDIToolState>.allocate(capacity: 1)
     state.initialize(to: MIDIToolState(client: client.handle, output: out, input: input, events: scheduled,
-                                       eventCount: events.count, sent: sent, received: received, receivedCapacity: capacity))
+                                       eventCount: events.count, sent: sent, received: received, receivedCapacity: capacity,
+                                       cycles: cycles, receivedCycles: receivedCycles))
     defer {
         state.deinitialize(count: 1)
         state.deallocate()
         scheduled.deallocate()
         sent.deallocate()
         received.deallocate()
+        cycles.deallocate()
+        receivedCycles.deallocate()
     }
     jack_set_process_callback(client.handle, midiToolProcess, state)
     jack_on_shutdown(client.handle, onShutdown, nil)
@@ -211,7 +232,9 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
         var json = "{\"sampleRate\":\(client.sampleRate),\"bufferSize\":\(client.bufferSize),"
         json += "\"xruns\":\(xrunCount.load(ordering: .relaxed)),"
         json += "\"sent\":[\(list(sent, state.pointee.sentCount))],"
-        json += "\"received\":[\(list(received, state.pointee.receivedCount))]}\n"
+        json += "\"received\":[\(list(received, state.pointee.receivedCount))],"
+        json += "\"receivedCycles\":[\((0..<state.pointee.receivedCount).map { String(receivedCycles[$0]) }.joined(separator: ","))],"
+        json += "\"cycles\":[\((0..<state.pointee.cycleCount).map { String(cycles[$0]) }.joined(separator: ","))]}\n"
         do {
             try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {

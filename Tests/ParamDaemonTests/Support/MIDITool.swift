@@ -11,6 +11,8 @@ struct MIDIEvent: Sendable, Equatable {
     var nframes: Int64
     var offset: Int64
     var bytes: [UInt8]
+    /// For a received event: its cycle's index in `MIDILog.cycles` (nil if unknown).
+    var cycle: Int? = nil
 
     /// The event's frame on `FrameTimeline`'s scale, where a period stamped S holds the frames
     /// S − nframes ..< S: so offset k of that period is frame S − nframes + k, the frame a
@@ -24,14 +26,59 @@ struct MIDILog: Sendable {
     var bufferSize: Int
     var sent: [MIDIEvent]
     var received: [MIDIEvent]
+    /// Every cycle's stamp from period 0 on, in the order the tool's callback ran.
+    var cycles: [Int64] = []
 
     static func load(_ path: String) throws -> MIDILog {
-        struct Raw: Decodable { var sampleRate: Int; var bufferSize: Int; var sent: [[Int64]]; var received: [[Int64]] }
+        struct Raw: Decodable {
+            var sampleRate: Int; var bufferSize: Int; var sent: [[Int64]]; var received: [[Int64]]
+            var receivedCycles: [Int]; var cycles: [Int64]
+        }
         let raw = try JSONDecoder().decode(Raw.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         func events(_ rows: [[Int64]]) -> [MIDIEvent] {
             rows.map { MIDIEvent(stamp: $0[0], nframes: $0[1], offset: $0[2], bytes: $0.dropFirst(3).map { UInt8($0) }) }
         }
-        return MIDILog(sampleRate: raw.sampleRate, bufferSize: raw.bufferSize, sent: events(raw.sent), received: events(raw.received))
+        var received = events(raw.received)
+        for i in received.indices where i < raw.receivedCycles.count && raw.receivedCycles[i] >= 0 {
+            received[i].cycle = raw.receivedCycles[i]
+        }
+        return MIDILog(sampleRate: raw.sampleRate, bufferSize: raw.bufferSize, sent: events(raw.sent), received: received,
+                       cycles: raw.cycles)
+    }
+
+    /// The run of steady cycles each cycle belongs to: a new run starts wherever a stamp is not
+    /// the one before it plus that cycle's length. JACK2 stamps a callback that runs late with
+    /// the next cycle's time (one stamp a period ahead, then a stamp repeated), so the frames of
+    /// events in one run are exact relative to each other, and across runs uncertain by a period.
+    var runs: [Int] {
+        var run = 0
+        var result: [Int] = []
+        result.reserveCapacity(cycles.count)
+        for i in cycles.indices {
+            if i > 0 && cycles[i] != cycles[i - 1] + Int64(bufferSize) { run += 1 }
+            result.append(run)
+        }
+        return result
+    }
+
+    /// Frames between consecutive `events` whose cycles, and the cycle on either side, lie in
+    /// one steady run (a gap is a gap); and how many pairs were set aside because an irregular
+    /// stamp lay among them. The cycle on either side too: when JACK skips frames, paramd's
+    /// renderer counts them in the first cycle whose reading it can trust, up to a cycle after
+    /// the recorder's stamps show the jump (`Renderer.followJackFrame`), so paramd's frames and
+    /// JACK's differ there by the skip (seen: messages 768 frames apart in JACK's frames that
+    /// paramd, counting the 256 skipped, sent 1024 apart).
+    func steadyGaps(_ events: [MIDIEvent]) -> (gaps: [Int64], setAside: Int) {
+        let runs = self.runs
+        var gaps: [Int64] = [], setAside = 0
+        for (a, b) in zip(events, events.dropFirst()) {
+            if let ca = a.cycle, let cb = b.cycle, cb < runs.count, runs[max(ca - 1, 0)] == runs[min(cb + 1, runs.count - 1)] {
+                gaps.append(b.frame - a.frame)
+            } else {
+                setAside += 1
+            }
+        }
+        return (gaps, setAside)
     }
 }
 
