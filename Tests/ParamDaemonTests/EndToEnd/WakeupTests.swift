@@ -110,18 +110,20 @@ struct WakeupTests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
-    /// A client that overruns one period in 19 makes the server report xruns to every client,
-    /// about twenty a second (its own late cycle, and the client that was not finished). They
+    /// A client that overruns one period in 40 makes the server report xruns to every client,
+    /// about nine a second (its own late cycle, and the client that was not finished; few, so
+    /// that the spinning, 4 % of a core at realtime priority, leaves the end-to-end suite that
+    /// may run beside this one alone). They
     /// wake libjack's notification thread in paramd, and nothing else: `/status` leaves
     /// JACK's threads out, so it still reads as asleep.
     @Test func xrunsWakeOnlyJacksNotificationThreadAndStatusStillSaysAsleep() async throws {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-xruns")
-        let overrunner = try await JackTool.feed(server: server, connect: ["paramd-xruns:in_1"], value: 0, overrunEvery: 19)
+        let overrunner = try await JackTool.feed(server: server, connect: ["paramd-xruns:in_1"], value: 0, overrunEvery: 40)
         try await Task.sleep(for: .seconds(1))
         let window = try await Self.measureIdle(paramd, server: server)
         TestLog.write("idle through xruns: " + window.summary)
-        #expect(Double(window.xruns) >= 5 * window.seconds, "the overrunning client made xruns: \(window.summary)")
+        #expect(Double(window.xruns) >= 3 * window.seconds, "the overrunning client made xruns: \(window.summary)")
         #expect(window.jackHelpers * window.seconds >= Double(window.xruns) / 2, "xruns woke libjack's notification thread: \(window.summary)")
         window.check("idle through xruns")
         #expect(try await overrunner.stop() == .exited(0))
