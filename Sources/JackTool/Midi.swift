@@ -53,17 +53,19 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
     guard let arg else { return 0 }
     let state = arg.assumingMemoryBound(to: MIDIToolState.self)
     let client = state.pointee.client
+    // Armed or not, and the cycle's stamp, once for the whole callback.
+    let armed = state.pointee.armed.load(ordering: .acquiring)
+    let stamp = armed ? _unsafePerformance { jack_last_frame_time(client) } : 0
     var cycle: Int32 = -1
-    if state.pointee.armed.load(ordering: .acquiring) && state.pointee.cycleCount < state.pointee.receivedCapacity {
-        state.pointee.cycles[state.pointee.cycleCount] = _unsafePerformance { jack_last_frame_time(client) }
+    if armed && state.pointee.cycleCount < state.pointee.receivedCapacity {
+        state.pointee.cycles[state.pointee.cycleCount] = stamp
         cycle = Int32(state.pointee.cycleCount)
         state.pointee.cycleCount += 1
     }
     if let output = state.pointee.output {
         let buffer = _unsafePerformance { jack_port_get_buffer(output, nframes) }
         if let buffer { _unsafePerformance { jack_midi_clear_buffer(buffer) } }
-        if state.pointee.armed.load(ordering: .acquiring), let buffer {
-            let stamp = _unsafePerformance { jack_last_frame_time(client) }
+        if armed, let buffer {
             let period = state.pointee.period
             while state.pointee.next < state.pointee.eventCount && state.pointee.events[state.pointee.next].period <= period {
                 let e = state.pointee.events[state.pointee.next]
@@ -83,10 +85,9 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
             if state.pointee.next >= state.pointee.eventCount { state.pointee.allSent.store(true, ordering: .releasing) }
         }
     }
-    if let input = state.pointee.input, state.pointee.armed.load(ordering: .acquiring) {
+    if let input = state.pointee.input, armed {
         let buffer = _unsafePerformance { jack_port_get_buffer(input, nframes) }
         if let buffer {
-            let stamp = _unsafePerformance { jack_last_frame_time(client) }
             let count = _unsafePerformance { jack_midi_get_event_count(buffer) }
             var event = jack_midi_event_t()
             var i: UInt32 = 0
