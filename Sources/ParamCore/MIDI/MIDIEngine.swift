@@ -410,7 +410,8 @@ public struct MIDIEngine: @unchecked Sendable {
             }
             let raw = m.rawValue(of: value)
             if raw == slots[k].lastSent { continue }
-            if slots[k].sentOnce && frame &- slots[k].lastSentFrame < interval { continue }
+            // Signed: the renderer's clock can go back a little (Renderer.followJackFrame).
+            if slots[k].sentOnce && Int64(bitPattern: frame &- slots[k].lastSentFrame) < Int64(interval) { continue }
             let needed = m.kind == .nrpn ? 4 : (m.kind == .cc14 ? 2 : 1)
             guard counts.pointee.out &+ needed <= Self.outCapacity else {
                 cells.add(MIDICell.dropped.rawValue, 1)

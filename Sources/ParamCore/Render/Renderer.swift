@@ -16,6 +16,9 @@ public enum RenderCounter: Int, CaseIterable, Sendable {
     case scheduleFull
     /// Frames JACK's frame counter moved on without this renderer (cycles it was not run in).
     case skippedFrames
+    /// Frames skipped wrongly (a run of late callbacks that read as a gap) and taken back when
+    /// a later reading stepped back (`Renderer.followJackFrame`).
+    case rewoundFrames
     /// Events that must reach the control side soon — an animation's end (`done`) or a target
     /// the audio side moved — pushed so far. The process callback compares it before and after
     /// a period to decide whether to wake the publisher (docs/ARCHITECTURE.md, "Waking").
@@ -97,6 +100,9 @@ public struct Renderer: @unchecked Sendable {
     /// Frames JACK's counter has moved on beyond the cycles rendered, not yet confirmed by a
     /// cycle that follows on from the reading (see `followJackFrame`).
     @usableFromInline var unconfirmedSkip: Int64 = 0
+    /// Frames skipped since the readings began to be compared, less those taken back: the
+    /// most a step back can take back (`followJackFrame`).
+    @usableFromInline var skippedSinceReadingsBegan: Int64 = 0
 
     public let commands: CommandQueue
     public let events: SPSCRing<Event>
@@ -297,15 +303,26 @@ public struct Renderer: @unchecked Sendable {
     /// late one), less what the step back gives back. Skipping at once would put the clock a
     /// period ahead of JACK for good after every late callback; the price is that the cycle
     /// after a real gap is rendered as if there were none. (A run of late callbacks, each a
-    /// period late, still reads as a gap that follows on; nothing short of going back in time
-    /// could correct that.) JACK1's counter steps by the earlier cycle's length at a
-    /// buffer-size change; that step follows on too.
+    /// period late, reads as a gap that follows on, and is taken for one until it ends.)
+    /// JACK1's counter steps by the earlier cycle's length at a buffer-size change; that step
+    /// follows on too.
+    ///
+    /// Such a run can end in a step back after the reading that followed on had skipped the
+    /// frames (seen under load: the cycles at 128, 192 and 256 read 192, 256, 256; none was
+    /// missed). The step back gives back more than was waiting; the excess was skipped
+    /// wrongly, so the clock goes back by it (at most by what was skipped since the readings
+    /// began): from that cycle on the renderer is on JACK's frames again, instead of a period
+    /// ahead for good, and the one cycle taken for a gap was a period ahead. All that is
+    /// skipped, less all that is taken back, is the sum of the steps beyond each cycle's
+    /// length: the cycles missed plus how late the last reading is, never less than what was
+    /// missed once the first reading was on time.
     @_noLocks @inline(__always)
     mutating func followJackFrame(_ jackFrame: UInt32?, frames: Int) {
         guard let jackFrame else {
             // No reading this cycle: the next one has nothing to be compared with.
             lastJackFrame = nil
             unconfirmedSkip = 0
+            skippedSinceReadingsBegan = 0
             return
         }
         if let last = lastJackFrame {
@@ -316,7 +333,13 @@ public struct Renderer: @unchecked Sendable {
             if followsOn || step < Int64(frames) {
                 if unconfirmedSkip > 0 {
                     framePosition &+= UInt64(unconfirmedSkip)
+                    skippedSinceReadingsBegan &+= unconfirmedSkip
                     counters.add(RenderCounter.skippedFrames.rawValue, UInt64(unconfirmedSkip))
+                } else if unconfirmedSkip < 0 && skippedSinceReadingsBegan > 0 {
+                    let back = min(0 &- unconfirmedSkip, skippedSinceReadingsBegan)
+                    framePosition &-= UInt64(back)
+                    skippedSinceReadingsBegan &-= back
+                    counters.add(RenderCounter.rewoundFrames.rawValue, UInt64(back))
                 }
                 unconfirmedSkip = 0
             }

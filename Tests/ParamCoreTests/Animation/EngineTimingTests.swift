@@ -453,6 +453,54 @@ import Testing
         #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 64)
     }
 
+    @Test func aRunOfLateCallbacksThatEndsInAStepBackIsTakenBack() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        // Seen under a realtime load (BufferSizeTests' recording; see FrameTimeline): the callbacks of the cycles at 128 and
+        // 192 each ran a cycle late and read 192 and 256, the next read 256 again; no cycle was
+        // missed. 256 followed on from 192, so 64 frames were skipped there; the step back shows
+        // they were not missed, and the clock goes back: from the cycle at 256 on, JACK's frames.
+        let out = renderReadings(&h, [(0, 64), (64, 64), (192, 64), (256, 64), (256, 64), (320, 64)])
+        #expect(abs(out[128] - fade(128)) < 1e-6, "the unconfirmed cycle follows on from the last")
+        #expect(abs(out[192] - fade(256)) < 1e-6, "taken for a gap that followed on: a period ahead")
+        for k in 256..<out.count {
+            #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k): \(out[k]), not a period ahead for good")
+        }
+        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 64)
+        #expect(h.renderer.counters.load(RenderCounter.rewoundFrames.rawValue) == 64)
+    }
+
+    @Test func aStepBackNeverTakesBackMoreThanWasSkipped() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000))
+        // A reading repeated with nothing skipped or waiting (not seen from JACK; a counter that
+        // went back would look so): nothing to take back, the clock runs on.
+        let out = renderReadings(&h, [(0, 64), (64, 64), (64, 64), (128, 64), (192, 64)])
+        for k in 0..<out.count {
+            #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k)")
+        }
+        #expect(h.renderer.counters.load(RenderCounter.rewoundFrames.rawValue) == 0)
+    }
+
+    @Test func anAnimationStartedInFramesTakenBackSoundsItsStartUntilThen() {
+        var h = RendererHarness(period: 64)
+        defer { h.release() }
+        h.send(.volume, spec(0.5, seconds: 0))
+        var out = renderReadings(&h, [(0, 64), (64, 64), (192, 64)])
+        // Starts 32 frames into the cycle that is then taken back: the clock's frame 288.
+        h.send(.volume, spec(0, seconds: 1000.0 / 48000), delay: 32.0 / 48000)
+        out += renderReadings(&h, [(256, 64), (256, 64), (320, 64)])
+        #expect(out[192..<224].allSatisfy { $0 == 0.5 } && abs(out[224] - 0.5) < 1e-6, "\(out[192..<256])")
+        // Rendered again from the clock's frame 256: the 32 frames before its start hold 0.5
+        // (every curve takes progress below 0 as its start).
+        #expect(out[256..<288].allSatisfy { $0 == 0.5 }, "before its start: \(Array(out[256..<288]))")
+        for k in 288..<out.count {
+            #expect(abs(Double(out[k]) - 0.5 * (1 - Double(k - 288) / 1000)) < 1e-6, "frame \(k): \(out[k])")
+        }
+    }
+
     @Test func aCycleWithoutAReadingStartsTheComparisonAfresh() {
         var h = RendererHarness(period: 64)
         defer { h.release() }

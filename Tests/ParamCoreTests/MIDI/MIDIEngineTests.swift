@@ -233,6 +233,29 @@ import Testing
         #expect(Set(sends.map(\.1)).count == sends.count, "never the same value twice")
     }
 
+    @Test func feedbackKeepsItsRateWhenTheRenderersClockGoesBack() {
+        let e = Self.engine([Self.volume(.cc, feedback: true)])
+        defer { e.deallocate() }
+        var s = Self.snapshot(0.5, target: 0)
+        e.feedback(snapshot: s, frame: 10_000, sampleRate: 48000)
+        #expect(Self.out(e).count == 1)
+        s.deallocate()
+        // The clock went back a period (Renderer.followJackFrame takes back frames skipped
+        // wrongly): the next value waits its 800 frames from the last send all the same.
+        for frame: UInt64 in [9_999, 10_255, 10_799] {
+            e.beginPeriod()
+            s = Self.snapshot(0.25, target: 0)
+            e.feedback(snapshot: s, frame: frame, sampleRate: 48000)
+            #expect(e.outCount == 0, "frame \(frame)")
+            s.deallocate()
+        }
+        e.beginPeriod()
+        s = Self.snapshot(0.25, target: 0)
+        e.feedback(snapshot: s, frame: 10_800, sampleRate: 48000)
+        #expect(Self.out(e) == [[0xB0, 7, 32]])
+        s.deallocate()
+    }
+
     @Test func feedbackNeverEchoesWhatCameIn() {
         let e = Self.engine([Self.volume(.cc, feedback: true)])
         defer { e.deallocate() }
