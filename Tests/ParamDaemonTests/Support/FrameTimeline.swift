@@ -18,11 +18,15 @@ import Testing
 ///
 /// Where the stamps do not follow on, some samples cannot be placed for certain; they are set
 /// aside (counted, not compared):
-/// - A step longer than the period (a gap): the period after it. The step means cycles the
+/// - A step longer than the period (a gap): the two periods after it. The step means cycles the
 ///   recorder did not run in, or a callback that ran late and read the next cycle's stamp. paramd
 ///   does the same arithmetic on its own readings and can tell the two apart only from the reading
 ///   after (`Renderer.followJackFrame`, unit-tested in EngineTimingTests), so its output for the
-///   cycle after a real gap is rendered as if there were none.
+///   cycle after a real gap is rendered as if there were none. That cycle can be the second
+///   after the recorder's gap: when the recorder's read was late (paramd, before it in the
+///   graph, read on time) and JACK then ran the next cycle without either, the recorder's next
+///   step follows on while paramd's shows the gap (seen under a realtime load: the period after
+///   the recorder's gap one period behind by its stamp, the next one behind as well).
 /// - A step shorter than the period (an overlap): the periods from the last gap (if it is at most
 ///   `lateRun` periods before) up to and including this one, else this one and the one before.
 ///   A callback that runs after the next cycle has begun reads that cycle's stamp while its input
@@ -104,6 +108,7 @@ public struct FrameTimeline: Sendable {
             if step > length {
                 gaps += 1
                 aside[i] = true
+                if i + 1 < raw.count { aside[i + 1] = true }
                 lastGap = i
             } else {
                 overlaps += 1

@@ -61,18 +61,19 @@ struct MIDILog: Sendable {
         return result
     }
 
-    /// Frames between consecutive `events` whose cycles, and the cycle on either side, lie in
-    /// one steady run (a gap is a gap); and how many pairs were set aside because an irregular
-    /// stamp lay among them. The cycle on either side too: when JACK skips frames, paramd's
-    /// renderer counts them in the first cycle whose reading it can trust, up to a cycle after
-    /// the recorder's stamps show the jump (`Renderer.followJackFrame`), so paramd's frames and
-    /// JACK's differ there by the skip (seen: messages 768 frames apart in JACK's frames that
-    /// paramd, counting the 256 skipped, sent 1024 apart).
+    /// Frames between consecutive `events` whose cycles, the two cycles before and the one
+    /// after lie in one steady run (a gap is a gap); and how many pairs were set aside because
+    /// an irregular stamp lay among them. The cycles around too: when JACK skips frames,
+    /// paramd's renderer counts them in the first cycle whose reading it can trust, up to two
+    /// cycles after the recorder's stamps show the jump (`Renderer.followJackFrame`; the
+    /// second when the recorder's own read was late, see FrameTimeline), so paramd's frames
+    /// and JACK's differ there by the skip (seen: messages 768 frames apart in JACK's frames
+    /// that paramd, counting the 256 skipped, sent 1024 apart).
     func steadyGaps(_ events: [MIDIEvent]) -> (gaps: [Int64], setAside: Int) {
         let runs = self.runs
         var gaps: [Int64] = [], setAside = 0
         for (a, b) in zip(events, events.dropFirst()) {
-            if let ca = a.cycle, let cb = b.cycle, cb < runs.count, runs[max(ca - 1, 0)] == runs[min(cb + 1, runs.count - 1)] {
+            if let ca = a.cycle, let cb = b.cycle, cb < runs.count, runs[max(ca - 2, 0)] == runs[min(cb + 1, runs.count - 1)] {
                 gaps.append(b.frame - a.frame)
             } else {
                 setAside += 1
