@@ -410,8 +410,11 @@ public struct MIDIEngine: @unchecked Sendable {
             }
             let raw = m.rawValue(of: value)
             if raw == slots[k].lastSent { continue }
-            // Signed: the renderer's clock can go back a little (Renderer.followJackFrame).
-            if slots[k].sentOnce && Int64(bitPattern: frame &- slots[k].lastSentFrame) < Int64(interval) { continue }
+            // Within an interval either way: the renderer's clock can go back a little
+            // (Renderer.followJackFrame); a new renderer after the server came back starts
+            // its own clock far from the last send.
+            let since = Int64(bitPattern: frame &- slots[k].lastSentFrame)
+            if slots[k].sentOnce && since < Int64(interval) && since > -Int64(interval) { continue }
             let needed = m.kind == .nrpn ? 4 : (m.kind == .cc14 ? 2 : 1)
             guard counts.pointee.out &+ needed <= Self.outCapacity else {
                 cells.add(MIDICell.dropped.rawValue, 1)

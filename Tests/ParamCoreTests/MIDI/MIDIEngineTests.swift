@@ -254,6 +254,13 @@ import Testing
         e.feedback(snapshot: s, frame: 10_800, sampleRate: 48000)
         #expect(Self.out(e) == [[0xB0, 7, 32]])
         s.deallocate()
+        // A new renderer's clock (the server came back) starts far before the last send: the
+        // next value goes at once.
+        e.beginPeriod()
+        s = Self.snapshot(0.75, target: 0)
+        e.feedback(snapshot: s, frame: 255, sampleRate: 48000)
+        #expect(Self.out(e) == [[0xB0, 7, 95]])
+        s.deallocate()
     }
 
     @Test func feedbackNeverEchoesWhatCameIn() {
