@@ -6,12 +6,13 @@
 # test drives):
 # JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
 # `systemd-analyze verify` of the user unit in the tests), iproute2 (`ip netns` for the
-# multi-host tests). Checks Swift.
+# multi-host tests), gdb (the tests print a child's threads' stacks before they SIGKILL one that
+# hung). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
 PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
-          libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver)
+          libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver gdb)
 MIN_SWIFT=6.1
 
 missing=()

@@ -119,7 +119,7 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
         if !reap() {
             _ = kill(pid, SIGTERM)
             if !waitBlocking(timeout: killTimeout) {
-                TestLog.write("\(self) did not stop on SIGTERM within \(killTimeout); sending SIGKILL")
+                TestLog.write("\(self) did not stop on SIGTERM within \(killTimeout); its threads:\n\(Self.stacks(of: pid))\nsending SIGKILL")
                 _ = kill(pid, SIGKILL)
                 _ = waitBlocking(timeout: .seconds(30))
             }
@@ -128,6 +128,22 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(URL(fileURLWithPath: executable).lastPathComponent)[\(pid)]" }
+
+    /// Every thread's stack of a process that hung (gdb, at most 30 s), so a hang the tests
+    /// catch can be told where it was.
+    static func stacks(of pid: pid_t) -> String {
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        gdb.arguments = ["30", "gdb", "-p", "\(pid)", "-batch", "-nx", "-ex", "thread apply all bt"]
+        let pipe = Pipe()
+        gdb.standardOutput = pipe
+        gdb.standardError = pipe
+        do { try gdb.run() } catch { return "(no gdb: \(error))" }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        gdb.waitUntilExit()
+        let text = String(decoding: output, as: UTF8.self)
+        return text.split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }.joined(separator: "\n")
+    }
 
     /// Everything the child has written to stdout so far.
     public var standardOutput: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }

@@ -118,7 +118,7 @@ public enum TestCleanup {
                 if !remaining.isEmpty { usleep(10_000) }
             }
             for pid in remaining {
-                TestLog.write("child \(pid) still running at exit after SIGTERM; sending SIGKILL")
+                TestLog.write("child \(pid) still running at exit after SIGTERM; its threads:\n\(ChildProcess.stacks(of: pid))\nsending SIGKILL")
                 kill(pid, SIGKILL)
                 waitpid(pid, nil, 0)
             }
