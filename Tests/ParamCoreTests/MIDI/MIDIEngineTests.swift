@@ -233,61 +233,44 @@ import Testing
         #expect(Set(sends.map(\.1)).count == sends.count, "never the same value twice")
     }
 
+    /// One period of feedback with volume at `value` (target `target`) on `frame`: what was sent.
+    static func feedback(_ e: MIDIEngine, _ value: Double, target: Double, frame: UInt64) -> [[UInt8]] {
+        e.beginPeriod()
+        let s = snapshot(value, target: target)
+        defer { s.deallocate() }
+        e.feedback(snapshot: s, frame: frame, sampleRate: 48000)
+        return out(e)
+    }
+
     @Test func feedbackKeepsItsRateWhenTheRenderersClockGoesBack() {
         let e = Self.engine([Self.volume(.cc, feedback: true)])
         defer { e.deallocate() }
-        var s = Self.snapshot(0.5, target: 0)
-        e.feedback(snapshot: s, frame: 10_000, sampleRate: 48000)
-        #expect(Self.out(e).count == 1)
-        s.deallocate()
+        #expect(Self.feedback(e, 0.5, target: 0, frame: 10_000).count == 1)
         // The clock went back a period (Renderer.followJackFrame takes back frames skipped
         // wrongly): the next value waits its 800 frames from the last send all the same.
         for frame: UInt64 in [9_999, 10_255, 10_799] {
-            e.beginPeriod()
-            s = Self.snapshot(0.25, target: 0)
-            e.feedback(snapshot: s, frame: frame, sampleRate: 48000)
-            #expect(e.outCount == 0, "frame \(frame)")
-            s.deallocate()
+            #expect(Self.feedback(e, 0.25, target: 0, frame: frame).isEmpty, "frame \(frame)")
         }
-        e.beginPeriod()
-        s = Self.snapshot(0.25, target: 0)
-        e.feedback(snapshot: s, frame: 10_800, sampleRate: 48000)
-        #expect(Self.out(e) == [[0xB0, 7, 32]])
-        s.deallocate()
+        #expect(Self.feedback(e, 0.25, target: 0, frame: 10_800) == [[0xB0, 7, 32]])
         // A new renderer's clock (the server came back) starts far before the last send: the
         // next value goes at once.
-        e.beginPeriod()
-        s = Self.snapshot(0.75, target: 0)
-        e.feedback(snapshot: s, frame: 255, sampleRate: 48000)
-        #expect(Self.out(e) == [[0xB0, 7, 95]])
-        s.deallocate()
+        #expect(Self.feedback(e, 0.75, target: 0, frame: 255) == [[0xB0, 7, 95]])
     }
 
     @Test func feedbackNeverEchoesWhatCameIn() {
         let e = Self.engine([Self.volume(.cc, feedback: true)])
         defer { e.deallocate() }
         // In sync at 1.0 (127) first.
-        var s = Self.snapshot(1, target: 1)
-        e.feedback(snapshot: s, frame: 0, sampleRate: 48000)
-        #expect(Self.out(e) == [[0xB0, 7, 127]])
-        s.deallocate()
+        #expect(Self.feedback(e, 1, target: 1, frame: 0) == [[0xB0, 7, 127]])
         // CC 7 = 64 comes in: while volume moves to 64/127 and rests there, nothing goes back.
         e.beginPeriod()
         Self.send(e, [0xB0, 7, 64])
         let target = Self.targets(e)[0]
         for (k, v) in [0.9, 0.7, target, target].enumerated() {
-            e.beginPeriod()
-            s = Self.snapshot(v, target: target)
-            e.feedback(snapshot: s, frame: UInt64(10_000 * (k + 1)), sampleRate: 48000)
-            #expect(e.outCount == 0, "step \(k)")
-            s.deallocate()
+            #expect(Self.feedback(e, v, target: target, frame: UInt64(10_000 * (k + 1))).isEmpty, "step \(k)")
         }
         // An OSC move elsewhere is sent again.
-        e.beginPeriod()
-        s = Self.snapshot(0.25, target: 0.25)
-        e.feedback(snapshot: s, frame: 100_000, sampleRate: 48000)
-        #expect(Self.out(e) == [[0xB0, 7, 32]])
-        s.deallocate()
+        #expect(Self.feedback(e, 0.25, target: 0.25, frame: 100_000) == [[0xB0, 7, 32]])
     }
 
     @Test func fourteenBitAndNRPNFeedbackSendEveryPart() {
