@@ -365,10 +365,7 @@ class Listeners:
 def run_period(period, args, binaries, flavours, workroot):
     """The scenarios at one period size, in --rounds rounds: each round starts both JACK servers
     and both clients afresh (which side first takes turns) and measures a share of the
-    --repeats windows of each scenario. One pair of instances is not enough here: on this VM a
-    process's cost depends on where its memory landed, by up to 1.2× and differently from one
-    start to the next (an A/A of one build against itself gave 1.10 in one run, 1.37 in the
-    next), so the medians are taken over windows of several instances."""
+    --repeats windows of each scenario (why: "Why rounds", at the top)."""
     workdir = os.path.join(workroot, f"p{period}")
     os.makedirs(workdir)
     results = {"period": period, "periods_per_s": SAMPLE_RATE / period, "scenarios": {}}
