@@ -92,6 +92,7 @@ extension Daemon {
         sendWatchdogIfHealthy(now: now)
         updateStatus(now: now)
         wakeups.sample(now: now, excluding: jack.jackThreadIDs)
+        JackMessages.drain()
     }
 
     /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the

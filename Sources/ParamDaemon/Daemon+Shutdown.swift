@@ -12,6 +12,7 @@ extension Daemon {
         fadeOut()
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
+        JackMessages.drain()
         stopHTTP()
         leaveMulticastGroups()
         publisher.stop()

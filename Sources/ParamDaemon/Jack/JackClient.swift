@@ -264,12 +264,31 @@ final class JackClient {
 }
 
 /// libjack's own error and information messages (`jack_set_error_function`,
-/// `jack_set_info_function`): to the log at debug level, one line each, so that a server that
-/// is away does not fill stderr with libjack's complaints at every retry.
+/// `jack_set_info_function`): to the log at debug level (information at trace), one line
+/// each, so that a server that is away does not fill stderr with libjack's complaints at every
+/// retry. libjack calls these from any of its threads, its process and notification threads
+/// included, which JACK2 may cancel at any instruction while the client closes after the
+/// server went away; so the callbacks only copy the text into `MessageSlots` (atomics, no
+/// allocation, no lock), and the control thread logs it (`drain`, after every wake).
 enum JackMessages {
+    static let error: UInt8 = 0
+    static let info: UInt8 = 1
+    /// Created by `install`, before any JACK client (and any libjack thread) exists.
+    static let slots = MessageSlots(count: 32)
+
     static func install() {
+        _ = slots
         jack_set_error_function(paramdJackError)
         jack_set_info_function(paramdJackInfo)
+    }
+
+    /// Control thread: logs what libjack said since the last call.
+    static func drain() {
+        let (messages, dropped) = slots.take()
+        for (kind, text) in messages {
+            if kind == error { jackLog.debug("libjack: \(text)") } else { jackLog.trace("libjack: \(text)") }
+        }
+        if dropped > 0 { jackLog.debug("libjack: \(dropped) more message(s) not kept") }
     }
 }
 
@@ -277,10 +296,10 @@ private let jackLog = Logger(label: "paramd.jack")
 
 private func paramdJackError(_ message: UnsafePointer<CChar>?) {
     guard let message else { return }
-    jackLog.debug("libjack: \(String(cString: message))")
+    JackMessages.slots.post(message, kind: JackMessages.error)
 }
 
 private func paramdJackInfo(_ message: UnsafePointer<CChar>?) {
     guard let message else { return }
-    jackLog.trace("libjack: \(String(cString: message))")
+    JackMessages.slots.post(message, kind: JackMessages.info)
 }

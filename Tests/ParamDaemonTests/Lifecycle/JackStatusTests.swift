@@ -26,6 +26,32 @@ struct JackStatusTests {
         #expect(try await paramd.stop(signal: SIGTERM) == .exited(0))
     }
 
+    /// libjack's messages go through `MessageSlots` (its threads may be cancelled inside the
+    /// callback) and the control thread logs them: at debug level each retry's complaint is
+    /// there, at the default level none.
+    @Test func libjacksComplaintsReachTheDebugLogFromTheControlThread() async throws {
+        let home = TestHome("libjack-messages")
+        let port = try freeUDPPort()
+        let paramd = try launchParamd(server: JackServer.uniqueName("nosuchserver"), name: "paramd-libjack-log",
+                                      port: port, arguments: ["--log-level", "debug"], environment: home.environment)
+        defer { paramd.signal(SIGTERM) }
+        try await paramd.waitForLine(containing: "OSC is up", on: .stderr, timeout: .seconds(10))
+        // The first attempt's complaint, then a retry's a second later.
+        try await paramd.waitForLine(containing: "libjack: ", on: .stderr, timeout: .seconds(5))
+        let first = paramd.standardError.components(separatedBy: "libjack: ").count
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(paramd.standardError.components(separatedBy: "libjack: ").count > first, "a retry's messages")
+        #expect(try await paramd.stop(signal: SIGTERM) == .exited(0))
+
+        let quiet = try launchParamd(server: JackServer.uniqueName("nosuchserver"), name: "paramd-libjack-quiet",
+                                     port: try freeUDPPort(), environment: home.environment)
+        defer { quiet.signal(SIGTERM) }
+        try await quiet.waitForLine(containing: "OSC is up", on: .stderr, timeout: .seconds(10))
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await quiet.stop(signal: SIGTERM) == .exited(0))
+        #expect(!quiet.standardError.contains("libjack: "))
+    }
+
     @Test func afterTheServerWentAwayStatusSaysLostThenConnectedWhenItIsBack() async throws {
         let serverName = JackServer.uniqueName("lost")
         let home = TestHome("lost")
