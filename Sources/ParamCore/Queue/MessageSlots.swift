@@ -58,7 +58,7 @@ public struct MessageSlots: @unchecked Sendable {
     /// (the one its number falls on, or the next free one), or counts it dropped.
     @_noLocks
     public func post(_ message: UnsafePointer<CChar>, kind: UInt8) {
-        let number = counters[0].wrappingAdd(1, ordering: .relaxed).oldValue
+        let number = counters[0].wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         var i = Int(number % UInt64(count))
         var probes = 0
         while !states[i].compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
@@ -78,14 +78,19 @@ public struct MessageSlots: @unchecked Sendable {
         numbers[i] = number
         lengths[i] = n
         kinds[i] = kind
-        states[i].store(2, ordering: .releasing)  // pairs with take's acquiring load
+        states[i].store(2, ordering: .sequentiallyConsistent)  // with the number taken after it: take's limit
     }
 
-    /// The one reader. The written messages in the order they were posted (a cut one ends in
-    /// "…"), their slots freed; and how many were dropped since the last call.
+    /// The one reader. The written messages numbered before this call began, in the order
+    /// they were posted (a cut one ends in "…"), their slots freed; and how many were dropped
+    /// since the last call. The limit keeps one thread's messages in order across calls: its
+    /// next message is numbered only after its last one was written, so if that one was still
+    /// being written when the slots were read, the next is numbered after the limit and waits
+    /// for the next call too.
     public func take() -> (messages: [(kind: UInt8, text: String)], dropped: UInt64) {
+        let limit = counters[0].load(ordering: .sequentiallyConsistent)
         var ready: [(number: UInt64, slot: Int)] = []
-        for i in 0..<count where states[i].load(ordering: .acquiring) == 2 {
+        for i in 0..<count where states[i].load(ordering: .sequentiallyConsistent) == 2 && numbers[i] < limit {
             ready.append((numbers[i], i))
         }
         let dropped = counters[1].exchange(0, ordering: .relaxed)
