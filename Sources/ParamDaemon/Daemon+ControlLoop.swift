@@ -80,7 +80,7 @@ extension Daemon {
         }
         measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureInterval)
         if jack.isConnected, JackEvents.shared.serverGone.load(ordering: .acquiring) {  // pairs with paramdShutdown
-            serverLost(now: now)
+            closeAfterServerLoss(now: now)
         }
         if !jack.isConnected {
             // Nobody renders the parked renderer: drop what was sent to it (the controller
@@ -110,6 +110,7 @@ extension Daemon {
         if jack.isConnected { next = min(next, life.clockMeasuredAt + Self.clockMeasureInterval) }
         if life.notifier?.watchdogInterval != nil { next = min(next, life.nextWatchdog) }
         if !jack.isConnected { next = min(next, life.nextRetry) }
+        if life.goneSeenAt != nil { next = min(next, now + Lifecycle.libjackExitCheck) }
         if let since = life.unsavedSince { next = min(next, since + Lifecycle.saveDelay) }
         if errorLog.suppressed > 0 { next = min(next, now + errorLog.interval) }
         return next.isFinite ? max(0, next - now) : nil

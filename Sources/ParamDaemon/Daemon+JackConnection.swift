@@ -98,8 +98,24 @@ extension Daemon {
         if failures.isEmpty { log.info("connected \(jack.outputNames.joined(separator: ",")) → \(destinations.joined(separator: ","))") }
     }
 
-    /// The shutdown callback said the server is gone: close the client, end the animations in
-    /// flight with `/done i 0`, keep OSC up, retry every second.
+    /// The shutdown callback said the server is gone: once libjack's notification thread has
+    /// ended (JackSession.libjackThreadsEnded; the control loop looks again every 10 ms until
+    /// then, for at most `Lifecycle.libjackExitWait`), close the client (`serverLost`).
+    func closeAfterServerLoss(now: Double) {
+        let since = life.goneSeenAt ?? now
+        life.goneSeenAt = since
+        let ended = jack.libjackThreadsEnded
+        guard ended || now - since >= Lifecycle.libjackExitWait else { return }
+        if !ended {
+            log.warning("libjack's notification thread still runs \(Lifecycle.libjackExitWait) s after the server went away; closing the client anyway")
+        }
+        log.debug("closing the client \(String(format: "%.1f", (now - since) * 1000)) ms after the server went away (notification thread(s) \(jack.notificationThreadIDs), all libjack's \(jack.jackThreadIDs))")
+        life.goneSeenAt = nil
+        serverLost(now: now)
+    }
+
+    /// The server is gone and libjack's notification thread has ended: close the client, end
+    /// the animations in flight with `/done i 0`, keep OSC up, retry every second.
     func serverLost(now: Double) {
         let ended = jack.serverLost()
         clock.reset()

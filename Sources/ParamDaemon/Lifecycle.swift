@@ -23,6 +23,9 @@ struct Lifecycle {
     /// `READY=1` sent and the "ready:" line logged: once, at the first connection.
     var announcedReady = false
     var waitingLogged = false
+    /// When the control loop first saw the shutdown callback's flag, while it waits for
+    /// libjack's threads to end before closing the client (`Daemon.duties`).
+    var goneSeenAt: Double?
     /// When the server went away, while it is away.
     var lostAt: Double?
     var lostWallClock: Date?
@@ -43,6 +46,11 @@ struct Lifecycle {
     /// so a burst of messages makes one write.
     static let saveDelay = 0.25
     static let retryInterval = 1.0
+    /// How long, after the server went away, the client's close waits for libjack's own
+    /// threads to end (JackSession.libjackThreadsEnded); they take milliseconds.
+    static let libjackExitWait = 2.0
+    /// How often the control loop looks while it waits.
+    static let libjackExitCheck = 0.01
 
     init(commandLine: Options, settings: Settings, log: Logger) {
         self.commandLine = commandLine

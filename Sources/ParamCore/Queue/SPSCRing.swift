@@ -105,12 +105,14 @@ public struct AtomicCells: @unchecked Sendable {
     @inlinable public func loadDouble(_ i: Int) -> Double { Double(bitPattern: load(i)) }
     @inlinable public func storeDouble(_ i: Int, _ v: Double) { store(i, v.bitPattern) }
     /// Any thread, any number of writers: stores `v` (not 0) in the first cell that still
-    /// holds 0, and says whether one did. A set of small values that only grows.
-    public func storeInFirstEmpty(_ v: UInt64) -> Bool {
+    /// holds 0, and returns that cell's index (nil when none was left). A set of small values
+    /// that only grows, in the order they were stored.
+    @discardableResult
+    public func storeInFirstEmpty(_ v: UInt64) -> Int? {
         for i in 0..<count where base[i].compareExchange(expected: 0, desired: v, ordering: .relaxed).exchanged {
-            return true
+            return i
         }
-        return false
+        return nil
     }
 
     public func deallocate() { HotMemory.deallocate(base) }

@@ -89,7 +89,8 @@ final class JackClient {
         context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
-                                              jackThreads: AtomicCells(count: 4), controlWake: controlWake,
+                                              jackThreads: AtomicCells(count: 4), jackPthreads: AtomicCells(count: 4),
+                                              controlWake: controlWake,
                                               cvPorts: cvPorts, cvBuffers: cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
@@ -121,6 +122,23 @@ final class JackClient {
         let cells = context.pointee.jackThreads
         return (0..<cells.count).map { cells.load($0) }.filter { $0 != 0 }.map { Int32(truncatingIfNeeded: $0) }
     }
+    /// libjack's threads that had started before `jack_activate` (JACK2's log thread, which
+    /// runs the thread-init callback when it is set).
+    private var threadsBeforeActivation = 0
+    /// libjack's threads for this client that started with its activation and are not its
+    /// process thread: JACK2's notification thread, which reads the server's notifications
+    /// and runs the other callbacks (`JackSession.libjackThreadsEnded`).
+    var notificationThreadIDs: [Int32] {
+        let tids = context.pointee.jackThreads, pthreads = context.pointee.jackPthreads
+        let process = UInt64(jack_client_thread_id(client))
+        return (threadsBeforeActivation..<tids.count).compactMap { i in
+            let tid = tids.load(i)
+            return tid != 0 && pthreads.load(i) != process ? Int32(truncatingIfNeeded: tid) : nil
+        }
+    }
+    /// Whether kernel thread `tid` of this process still runs (its `/proc/self/task` entry is
+    /// there: a thread that ended has none, joined or not).
+    static func threadRuns(_ tid: Int32) -> Bool { access("/proc/self/task/\(tid)", F_OK) == 0 }
     var sampleRate: Int { Int(jack_get_sample_rate(client)) }
     var bufferSize: Int { Int(jack_get_buffer_size(client)) }
     /// `jack_cpu_load`, percent.
@@ -148,6 +166,7 @@ final class JackClient {
     }
 
     func activate() throws(JackError) {
+        threadsBeforeActivation = jackThreadIDs.count
         let rc = jack_activate(client)
         guard rc == 0 else { throw JackError(operation: "activate", code: rc) }
         isActive = true
@@ -255,6 +274,7 @@ final class JackClient {
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
         context.pointee.jackThreads.deallocate()
+        context.pointee.jackPthreads.deallocate()
         HotMemory.deallocate(context.pointee.cvPorts)
         HotMemory.deallocate(context.pointee.cvBuffers)
         context.deinitialize(count: 1)

@@ -53,6 +53,7 @@ final class JackSession {
     var serverDescription: String { server.map { "'\($0)'" } ?? "(default)" }
     /// libjack's threads' kernel thread ids (the process thread among them), as they started.
     var jackThreadIDs: [Int32] { client?.jackThreadIDs ?? [] }
+    var notificationThreadIDs: [Int32] { client?.notificationThreadIDs ?? [] }
 
     /// The handles of the renderer in use: the client's (taken before it was activated), or
     /// the parked one's. Never a copy of a renderer the audio thread runs.
@@ -89,6 +90,22 @@ final class JackSession {
     @discardableResult
     func measureClockOffset(ppm: Double = 0) -> Int64? { client?.measureClockOffset(ppm: ppm) }
 
+    /// After the shutdown callback: whether the client can be closed safely, that is, whether
+    /// libjack's notification thread for it has ended on its own.
+    ///
+    /// Why: `jack_client_close` cancels those threads with `pthread_cancel`, and JACK2 makes
+    /// them cancellable at any instruction. When the server goes, the process thread notices
+    /// first and calls the shutdown callback, while the notification thread may still be
+    /// handling the server's last notifications (a client removed: JACK2 disconnects its
+    /// semaphore holding `JackGlobals::fSynchroMutex`). Cancelled there, it leaves that mutex
+    /// locked, and `jack_client_close` itself then waits for it forever: paramd hung, deaf to
+    /// SIGTERM, in about one server loss in 40 under load (docs/ARCHITECTURE.md). The
+    /// notification thread ends by itself within milliseconds, when the server's socket closes;
+    /// the process thread stays blocked in a futex wait, where cancelling it is harmless (as
+    /// it always was). `Lifecycle.libjackExitWait` bounds the wait for a libjack that behaves
+    /// otherwise.
+    var libjackThreadsEnded: Bool { !(client?.notificationThreadIDs.contains(where: JackClient.threadRuns) ?? false) }
+
     /// The server went away (the shutdown callback said so): closes the client, parks its
     /// renderer, and returns the `done` events (finished 0) of the animations it had in flight.
     func serverLost() -> [Event] {
@@ -106,7 +123,12 @@ final class JackSession {
     /// Leaves JACK: deactivates and closes the client. The renderers stay allocated (the
     /// publisher may still be reading the event ring) until `release()`.
     func leave() {
-        client?.close()
+        guard let client else { return }
+        guard JackEvents.shared.serverGone.load(ordering: .acquiring) else { return client.close() }
+        // Gone while paramd stops: as `serverLost` does, once libjack's threads have ended.
+        let deadline = monotonicSeconds() + Lifecycle.libjackExitWait
+        while !libjackThreadsEnded && monotonicSeconds() < deadline { usleep(UInt32(Lifecycle.libjackExitCheck * 1e6)) }
+        client.closeAfterServerLoss()
     }
 
     /// After `leave()`, once nothing reads any renderer handle: frees every renderer.

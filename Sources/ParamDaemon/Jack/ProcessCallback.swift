@@ -25,8 +25,10 @@ struct ProcessContext {
     /// Kernel thread ids of libjack's threads (the process thread, the notification thread
     /// that runs the callbacks below, its log thread), each stored by the thread itself when
     /// libjack calls `paramdThreadInit` in it, so `/status` can leave JACK's own wake-ups out
-    /// of `wakeups_per_s`. Empty cells are 0.
+    /// of `wakeups_per_s`. Empty cells are 0. Beside each, in `jackPthreads`, the thread's
+    /// `pthread_t`, so the process thread can be told apart (`jack_client_thread_id`).
     let jackThreads: AtomicCells
+    let jackPthreads: AtomicCells
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
     /// CV ports (SPEC §8.1) by parameter slot, written by the control thread before the
@@ -128,7 +130,10 @@ func paramdBufferSizeChanged(_ frames: jack_nframes_t, _ arg: UnsafeMutableRawPo
 func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
     _ = paramd_set_thread_name("paramd-jack")
     guard let arg else { return }
-    _ = arg.assumingMemoryBound(to: ProcessContext.self).pointee.jackThreads.storeInFirstEmpty(UInt64(paramd_gettid()))
+    let context = arg.assumingMemoryBound(to: ProcessContext.self)
+    if let slot = context.pointee.jackThreads.storeInFirstEmpty(UInt64(paramd_gettid())) {
+        context.pointee.jackPthreads.store(slot, UInt64(pthread_self()))
+    }
 }
 
 /// `JackXRunCallback`, on libjack's notification thread, which each xrun the server reports wakes.

@@ -84,7 +84,7 @@ import Testing
         defer { cells.deallocate() }
         let stored = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 10) { i in
-            if cells.storeInFirstEmpty(UInt64(100 + i)) { stored.add(1, ordering: .relaxed) }
+            if cells.storeInFirstEmpty(UInt64(100 + i)) != nil { stored.add(1, ordering: .relaxed) }
         }
         #expect(stored.load(ordering: .relaxed) == 8, "eight cells, ten values")
         let values = Set((0..<8).map { cells.load($0) })

@@ -308,12 +308,17 @@ struct DeclaredParameterServerLossTests {
 
         try await server.stop()
         let ended = await client.receive(until: "/cutoff/done", timeout: .seconds(5))
-        #expect(ended?.last?.arguments == [.int32(0), .int32(9)], "the glide in flight ends with /done i 0 i 9")
+        #expect(ended?.last?.arguments == [.int32(0), .int32(9)], "the glide in flight ends with /done i 0 i 9: \(paramd.process.standardError)")
         try client.send("/cutoff", [.float32(7000), .float32(0)])  // taken while away
         try await Task.sleep(for: .milliseconds(200))
 
         server = try await JackServer.start(name: serverName)
-        try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(10))
+        do {
+            try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(10))
+        } catch {
+            Issue.record("paramd's log: \(paramd.process.standardError)")
+            throw error
+        }
         #expect(try await server.ports().contains("paramd-dloss:cv_cutoff"), "the CV port is registered again")
         let recorder = try await JackTool.record(server: server, name: "rec-dloss", connect: ["paramd-dloss:cv_cutoff"], seconds: 2)
         try await Task.sleep(for: .milliseconds(300))

@@ -105,3 +105,51 @@ struct ServerLossTests {
         }
     }
 }
+
+/// The close after a server loss waits for libjack's notification thread to end
+/// (JackSession.libjackThreadsEnded, docs/ARCHITECTURE.md "Closing after a server loss").
+/// Before, `jack_client_close` could cancel that thread while it held a libjack mutex (it
+/// was still handling the removal of the server's other clients) and then wait for the mutex
+/// forever: about one loss in 40 here under load. Each loss below has four other clients on
+/// the server for it to be notified about; each must be followed by "went away" within 5 s,
+/// the close must have waited for a notification thread it identified (the debug line names
+/// it), and paramd must come back and stop cleanly.
+@Suite(.serialized)
+struct RepeatedServerLossTests {
+    @Test func serverLossesInARowCloseTheClientAfterLibjacksNotificationThreadEnded() async throws {
+        let serverName = JackServer.uniqueName("losses")
+        var server = try await JackServer.start(name: serverName)
+        let paramd: ParamdProcess
+        do {
+            paramd = try await ParamdProcess.start(server: server, name: "paramd-losses", arguments: ["--log-level", "debug"])
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        defer { paramd.process.signal(SIGTERM) }
+        func count(_ text: String) -> Int { paramd.process.standardError.components(separatedBy: text).count - 1 }
+        let rounds = 6
+        for round in 1...rounds {
+            var feeders: [Feeder] = []
+            for _ in 0..<4 { feeders.append(try await JackTool.feed(server: server, connect: ["paramd-losses:in_1"], value: 0.25)) }
+            try await server.stop()
+            do {
+                try await waitUntil("'went away' number \(round)", timeout: .seconds(5), interval: .milliseconds(20)) { count("went away;") >= round }
+            } catch {
+                for f in feeders { f.process.signal(SIGKILL) }
+                Issue.record("loss \(round): the close did not finish: \(paramd.process.standardError)")
+                throw error
+            }
+            for f in feeders { f.process.signal(SIGKILL) }
+            let close = paramd.process.standardError.split(separator: "\n").filter { $0.contains("closing the client") }
+            #expect(close.count == round, "\(close)")
+            // "(notification thread(s) [tid], …": one thread identified and waited for.
+            #expect(close.last?.contains(/notification thread\(s\) \[\d+\]/) == true, "\(close.last ?? "")")
+            #expect(!paramd.process.standardError.contains("still runs"), "\(paramd.process.standardError)")
+            server = try await JackServer.start(name: serverName)
+            try await waitUntil("'is back' number \(round)", timeout: .seconds(5), interval: .milliseconds(20)) { count("is back") >= round }
+        }
+        #expect(try await paramd.stop() == .exited(0))
+        try await server.stop()
+    }
+}
