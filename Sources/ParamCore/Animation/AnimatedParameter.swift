@@ -46,10 +46,18 @@ public struct Reporter: Sendable {
 /// animation interrupts every layer and starts from the sounding value; in `additive` mode it
 /// starts from the previous target and the layers in flight run out under it, so neither the
 /// value nor its velocity jumps.
-public struct AnimatedParameter: Sendable {
+public struct AnimatedParameter: @unchecked Sendable {
     public static var maxLayers: Int { 8 }
 
+    // What every period reads of a parameter (range, value, target, layer count, moved) is
+    // all it holds inline, 56 bytes: the five of the signal path share a cache line or two of
+    // one page. Its layers and keyframe track, 3.6 KB, live in a `ParameterMotion` of their
+    // own, read only while it moves (docs/PERFORMANCE.md, "Parameters off their motion").
     public let id: ParameterID
+    /// Set while rendering when the parameter moved in the current period.
+    public var movedThisPeriod = false
+    /// The control side's serial of the command that last set `target`.
+    public private(set) var serial: UInt32 = 0
     /// The range every rendered value is clamped to (the parameter's `ParameterSpec`).
     public let minimum: Double
     public let maximum: Double
@@ -57,21 +65,18 @@ public struct AnimatedParameter: Sendable {
     public private(set) var value: Double
     /// The model value: where the parameter is going, or rests.
     public private(set) var target: Double
-    /// The control side's serial of the command that last set `target`.
-    public private(set) var serial: UInt32 = 0
-    // What every period reads of each parameter (range, value, target, layer count, moved)
-    // comes first, in the parameter's first cache line; the layers and the keyframe track,
-    // a few KB, only while it moves (docs/PERFORMANCE.md, "Cold memory").
     public private(set) var layerCount = 0
-    /// Set while rendering when the parameter moved in the current period.
-    public var movedThisPeriod = false
-    @usableFromInline var layers = InlineArray<8, Animation>(repeating: Animation.placeholder)
-    @usableFromInline var track = KeyframeTrack()
+    /// The layers and keyframe track: memory its owner (the renderer) allocated and keeps for
+    /// this slot. A copy of the parameter shares it, so only one copy may animate.
+    @usableFromInline let motion: UnsafeMutablePointer<ParameterMotion>
 
     public var isAnimating: Bool { layerCount > 0 }
 
-    public init(id: ParameterID, minimum: Double, maximum: Double, value: Double) {
+    /// `motion` must stay allocated while the parameter is used (it need not be initialised:
+    /// a layer or the track is written before it is read).
+    public init(id: ParameterID, minimum: Double, maximum: Double, value: Double, motion: UnsafeMutablePointer<ParameterMotion>) {
         self.id = id
+        self.motion = motion
         self.minimum = minimum
         self.maximum = maximum
         self.target = 0
@@ -80,8 +85,8 @@ public struct AnimatedParameter: Sendable {
         self.target = self.value
     }
 
-    public init(id: ParameterID, spec: ParameterSpec, value: Double) {
-        self.init(id: id, minimum: spec.minimum, maximum: spec.maximum, value: value)
+    public init(id: ParameterID, spec: ParameterSpec, value: Double, motion: UnsafeMutablePointer<ParameterMotion>) {
+        self.init(id: id, minimum: spec.minimum, maximum: spec.maximum, value: value, motion: motion)
     }
 
     /// Realtime-safe. Keeps the serial a parameter had when its slot is set up again.
@@ -102,8 +107,8 @@ public struct AnimatedParameter: Sendable {
         var sum = target
         var i = 0
         while i < layerCount {
-            let offset = min(Int64(bitPattern: frame &- layers[i].startFrame), layers[i].totalFrames)
-            sum += layers[i].value(atOffset: offset, track: &track) - layers[i].target
+            let offset = min(Int64(bitPattern: frame &- motion.pointee.layers[i].startFrame), motion.pointee.layers[i].totalFrames)
+            sum += motion.pointee.layers[i].value(atOffset: offset, track: &motion.pointee.track) - motion.pointee.layers[i].target
             i &+= 1
         }
         return clamp(sum)
@@ -115,7 +120,7 @@ public struct AnimatedParameter: Sendable {
         let now = layerCount > 0 ? sounding(atFrame: frame) : value
         var i = 0
         while i < layerCount {
-            reporter.done(id, finished: false, value: now, tag: layers[i].tag, hasTag: layers[i].hasTag)
+            reporter.done(id, finished: false, value: now, tag: motion.pointee.layers[i].tag, hasTag: motion.pointee.layers[i].hasTag)
             i &+= 1
         }
         layerCount = 0
@@ -131,7 +136,7 @@ public struct AnimatedParameter: Sendable {
         var additive = spec.additive && spec.from.isNaN && layerCount > 0 && layerCount < Self.maxLayers
         var i = 0
         while additive && i < layerCount {
-            if !layers[i].endsOnTarget || layers[i].isKeyframes { additive = false }
+            if !motion.pointee.layers[i].endsOnTarget || motion.pointee.layers[i].isKeyframes { additive = false }
             i &+= 1
         }
         var from: Double
@@ -149,7 +154,7 @@ public struct AnimatedParameter: Sendable {
             velocity = distance != 0 ? spec.velocity / distance : 0
         }
         let animation = Animation(from: from, spec: spec, startFrame: frame, sampleRate: sampleRate, velocity: velocity)
-        layers[layerCount] = animation
+        motion.pointee.layers[layerCount] = animation
         layerCount &+= 1
         target = spec.target
         self.serial = serial
@@ -161,10 +166,10 @@ public struct AnimatedParameter: Sendable {
     public mutating func start(keyframes spec: KeyframeSpec, atFrame frame: UInt64, sampleRate: Double,
                                serial: UInt32, reporter: Reporter) {
         _ = interruptAll(atFrame: frame, reporter: reporter)
-        track = KeyframeTrack(spec)
-        layers[0] = Animation(keyframes: spec, startFrame: frame, sampleRate: sampleRate)
+        motion.pointee.track = KeyframeTrack(spec)
+        motion.pointee.layers[0] = Animation(keyframes: spec, startFrame: frame, sampleRate: sampleRate)
         layerCount = 1
-        target = layers[0].target
+        target = motion.pointee.layers[0].target
         self.serial = serial
     }
 
@@ -189,7 +194,7 @@ public struct AnimatedParameter: Sendable {
         }
         movedThisPeriod = true
         var i = 0
-        if layerCount == 1 && !layers[0].isKeyframes {
+        if layerCount == 1 && !motion.pointee.layers[0].isKeyframes {
             // The common case, one basic animation: its frames before its end take the lean
             // path; the loop below takes the rest, the end frame included.
             i = renderOnlyLayer(into: out, first: first, count: count)
@@ -200,9 +205,9 @@ public struct AnimatedParameter: Sendable {
             var ended = false
             var k = 0
             while k < layerCount {
-                let offset = Int64(bitPattern: frame &- layers[k].startFrame)
-                let end = layers[k].totalFrames
-                sum += layers[k].value(atOffset: offset < end ? offset : end, track: &track) - layers[k].target
+                let offset = Int64(bitPattern: frame &- motion.pointee.layers[k].startFrame)
+                let end = motion.pointee.layers[k].totalFrames
+                sum += motion.pointee.layers[k].value(atOffset: offset < end ? offset : end, track: &motion.pointee.track) - motion.pointee.layers[k].target
                 if offset >= end { ended = true }
                 k &+= 1
             }
@@ -227,7 +232,7 @@ public struct AnimatedParameter: Sendable {
     /// checks for an end that cannot come within these frames.
     @_noLocks @inline(__always)
     mutating func renderOnlyLayer(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int) -> Int {
-        var layer = layers[0]
+        var layer = motion.pointee.layers[0]
         let start = Int64(bitPattern: first &- layer.startFrame)
         let passFrames = layer.passFrames
         guard start >= 0, passFrames > 0, start < layer.totalFrames else { return 0 }
@@ -260,7 +265,7 @@ public struct AnimatedParameter: Sendable {
             }
             i &+= 1
         }
-        layers[0].state = layer.state
+        motion.pointee.layers[0].state = layer.state
         return frames
     }
 
@@ -274,7 +279,7 @@ public struct AnimatedParameter: Sendable {
     func linearSpan(first: UInt64, count: Int) -> LinearSpan? {
         if layerCount == 0 { return LinearSpan(resting: value) }
         guard layerCount == 1, count > 0 else { return nil }
-        let layer = layers[0]
+        let layer = motion.pointee.layers[0]
         guard !layer.isKeyframes, !layer.autoreverses, case .linear = layer.curve, case .linear = layer.domain else { return nil }
         let start = Int64(bitPattern: first &- layer.startFrame)
         let passFrames = layer.passFrames
@@ -311,7 +316,7 @@ public struct AnimatedParameter: Sendable {
     /// general loop keeps its own code. Writes `frames` frames from position `within` of the pass.
     @_noLocks @inline(never)
     mutating func renderLinearRamp(into out: UnsafeMutablePointer<Double>, frames: Int, within start: Int64, passFrames: Int64) -> Int {
-        let layer = layers[0]
+        let layer = motion.pointee.layers[0]
         let base = target
         var within = start
         var i = 0
@@ -359,18 +364,18 @@ public struct AnimatedParameter: Sendable {
     mutating func removeEndedLayers(atFrame frame: UInt64, reporter: Reporter) {
         var k = 0
         while k < layerCount {
-            var layer = layers[k]
+            var layer = motion.pointee.layers[k]
             if Int64(bitPattern: frame &- layer.startFrame) >= layer.totalFrames {
                 if !layer.endsOnTarget {
                     // It rests where it ended: its final offset moves into the target, so
                     // nothing jumps. (Only the newest layer can end away from its target.)
-                    let final = layer.value(atOffset: layer.totalFrames, track: &track)
+                    let final = layer.value(atOffset: layer.totalFrames, track: &motion.pointee.track)
                     target = clamp(target + final - layer.target)
                     reporter.targetMoved(id, to: target, serial: serial)
                 }
                 var j = k
                 while j &+ 1 < layerCount {
-                    layers[j] = layers[j &+ 1]
+                    motion.pointee.layers[j] = motion.pointee.layers[j &+ 1]
                     j &+= 1
                 }
                 layerCount &-= 1
@@ -382,12 +387,13 @@ public struct AnimatedParameter: Sendable {
     }
 }
 
-extension Animation {
-    /// Fills unused layer slots.
-    @usableFromInline static var placeholder: Animation {
-        Animation(from: 0, spec: AnimationSpec(target: 0, seconds: 0, curve: .linear, domain: .linear),
-                  startFrame: 0, sampleRate: 48000, velocity: .nan)
-    }
+/// A parameter's animations in flight: up to `AnimatedParameter.maxLayers` layers and the
+/// keyframe track of a keyframe animation. Only layers below the parameter's `layerCount` and
+/// the track of a keyframe layer are meaningful; the rest may be uninitialised memory (both
+/// types are bitwise-copyable, so writing over it is fine).
+public struct ParameterMotion: Sendable, BitwiseCopyable {
+    @usableFromInline var layers: InlineArray<8, Animation>
+    @usableFromInline var track: KeyframeTrack
 }
 
 /// A parameter's value over a chunk: `base + ((from + delta·((position + i)·inverse)) − end)` at

@@ -80,8 +80,12 @@ public struct Renderer: @unchecked Sendable {
 
     /// Every parameter slot of the registry (`ParameterRegistry.capacity`), by id: the five of
     /// the signal path, then declared ones. Slots not in use are left uninitialised (so their
-    /// memory is never touched) until a parameter is declared in them.
+    /// memory is never touched) until a parameter is declared in them. 56 bytes a slot, in
+    /// `HotMemory`: what a period reads of the five is a few cache lines of one page.
     @usableFromInline let params: UnsafeMutablePointer<AnimatedParameter>
+    /// Each slot's layers and keyframe track (`AnimatedParameter.motion`), 3.6 KB a slot,
+    /// touched only while its parameter moves.
+    @usableFromInline let motions: UnsafeMutablePointer<ParameterMotion>
     /// What each slot drives beyond the signal path: its CV port's scaling.
     @usableFromInline let outputs: UnsafeMutablePointer<ParameterOutput>
     /// The declared parameters in use, by id, in order; `declaredCount` of them.
@@ -148,7 +152,8 @@ public struct Renderer: @unchecked Sendable {
                 commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
         let capacity = ParameterRegistry.capacity
-        params = .allocate(capacity: capacity)
+        params = HotMemory.allocate(AnimatedParameter.self, capacity: capacity)
+        motions = .allocate(capacity: capacity)
         outputs = .allocate(capacity: capacity)
         outputs.initialize(repeating: ParameterOutput(), count: capacity)
         declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
@@ -163,7 +168,7 @@ public struct Renderer: @unchecked Sendable {
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
-            (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value))
+            (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index))
             outputs[p.index] = ParameterOutput(spec)
             if !p.isBuiltIn {
                 declared[declaredCount] = p
@@ -183,7 +188,8 @@ public struct Renderer: @unchecked Sendable {
         counters.deallocate()
         scratch.deallocate()
         schedule.deallocate()
-        params.deallocate()
+        HotMemory.deallocate(params)
+        motions.deallocate()
         outputs.deallocate()
         HotMemory.deallocate(declared)
     }
@@ -256,8 +262,22 @@ public struct Renderer: @unchecked Sendable {
             var done = Int(position &- start)
             let stop = Int(next &- start)
             // Within a span parameters can only come to rest, so this holds for all of it.
-            let span = anyMoving() ? Self.chunkFrames : Self.restingSpan
+            var tryWhole = anyMoving()
+            let span = tryWhole ? Self.chunkFrames : Self.restingSpan
             while done < stop {
+                // Plain linear ramps through the rest of the span need no scratch: one go
+                // (`renderFused`) instead of a chunk at a time, when they hold through it.
+                // Tried once a span: what fails here (an end, another curve) fails again.
+                if tryWhole, stop &- done > span {
+                    tryWhole = false
+                    let whole = min(Self.restingSpan, stop &- done)
+                    if renderFusedIfLinear(first: start &+ UInt64(done), count: whole,
+                                           in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
+                                           out1: out1 + done, out2: out2 + done, cv: cv) {
+                        done &+= whole
+                        continue
+                    }
+                }
                 let n = min(span, stop &- done)
                 renderChunk(first: start &+ UInt64(done), count: n,
                             in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
@@ -575,7 +595,8 @@ public struct Renderer: @unchecked Sendable {
             declared[declaredCount] = p
             declaredCount &+= 1
         }
-        (params + p.index).initialize(to: AnimatedParameter(id: p, minimum: setup.minimum, maximum: setup.maximum, value: value))
+        (params + p.index).initialize(to: AnimatedParameter(id: p, minimum: setup.minimum, maximum: setup.maximum, value: value,
+                                                                motion: motions + p.index))
         params[p.index].restore(serial: serial)  // the control side keeps it too (local targets match on it)
         outputs[p.index] = setup.output
         snapshot.storeDouble(2 * p.index, params[p.index].value)
@@ -634,16 +655,7 @@ public struct Renderer: @unchecked Sendable {
         // its scratch chunk, and the loops below take the value instead, so an idle period
         // touches next to no memory. Which ones were rendered into their chunks: `rendered`.
         let v0 = params[0].value, t0 = params[1].value, f0 = params[2].value, p0 = params[3].value, i0 = params[4].value
-        if fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2,
-           params[0].layerCount | params[1].layerCount | params[2].layerCount | params[3].layerCount | params[4].layerCount != 0,
-           params[1].layerCount != 0 || t0 != 0,
-           let sv = params[0].linearSpan(first: first, count: count), let st = params[1].linearSpan(first: first, count: count),
-           let sf = params[2].linearSpan(first: first, count: count), let sp = params[3].linearSpan(first: first, count: count),
-           let si = params[4].linearSpan(first: first, count: count) {
-            renderFused(count: count, volume: sv, tone: st, frequency: sf, pan: sp, input: si,
-                        in1: in1, in2: in2, out1: out1, out2: out2)
-            return
-        }
+        if renderFusedIfLinear(first: first, count: count, in1: in1, in2: in2, out1: out1, out2: out2, cv: cv) { return }
         var rendered: UInt8 = 0
         if params[0].layerCount > 0 { _ = params[0].render(into: vol, first: first, count: count, reporter: r); rendered |= 1 }
         var toneMoves = false, freqMoves = false, panMoves = false
@@ -744,6 +756,25 @@ public struct Renderer: @unchecked Sendable {
             }
         }
         phase = ph
+    }
+
+    /// Realtime-safe. Renders frames `first ..< first + count` with `renderFused` and returns
+    /// true when its conditions hold over all of them (any number of frames: it uses no
+    /// scratch); otherwise renders nothing and returns false.
+    @_noLocks @inline(__always)
+    mutating func renderFusedIfLinear(first: UInt64, count: Int,
+                                      in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
+                                      out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
+                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?) -> Bool {
+        guard fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2,
+              params[0].layerCount | params[1].layerCount | params[2].layerCount | params[3].layerCount | params[4].layerCount != 0,
+              params[1].layerCount != 0 || params[1].value != 0,
+              let sv = params[0].linearSpan(first: first, count: count), let st = params[1].linearSpan(first: first, count: count),
+              let sf = params[2].linearSpan(first: first, count: count), let sp = params[3].linearSpan(first: first, count: count),
+              let si = params[4].linearSpan(first: first, count: count) else { return false }
+        renderFused(count: count, volume: sv, tone: st, frequency: sf, pan: sp, input: si,
+                    in1: in1, in2: in2, out1: out1, out2: out2)
+        return true
     }
 
     /// Realtime-safe. `renderChunk` when a tone sounds, every parameter of the signal path

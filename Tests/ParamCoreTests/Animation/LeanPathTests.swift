@@ -26,7 +26,9 @@ import Testing
         spec.from = from
         spec.repeatCount = repeats
         let startFrame: UInt64 = 1_000_037
-        var parameter = AnimatedParameter(id: .volume, minimum: minimum, maximum: maximum, value: from)
+        let motion = UnsafeMutablePointer<ParameterMotion>.allocate(capacity: 1)
+        defer { motion.deallocate() }
+        var parameter = AnimatedParameter(id: .volume, minimum: minimum, maximum: maximum, value: from, motion: motion)
         parameter.start(spec, atFrame: startFrame, sampleRate: 48000, serial: 1, reporter: reporter)
         var reference = Animation(from: parameter.clamp(from), spec: spec, startFrame: startFrame, sampleRate: 48000, velocity: .nan)
         var track = KeyframeTrack()
@@ -106,6 +108,49 @@ import Testing
         // The fused loop took a good share of the chunks, and the general one none.
         #expect(fused.renderer.fusedChunks > 100 && fused.renderer.fusedChunks > fusedBefore)
         #expect(general.renderer.fusedChunks == 0)
+    }
+
+    /// While every parameter follows a plain linear ramp, a whole period is one `renderFused`
+    /// call, not one per 64-frame chunk; a period in which a ramp ends goes chunk by chunk.
+    @Test(arguments: [256, 1024])
+    func linearRampsThroughAPeriodAreFusedInOneGo(period: Int) {
+        var harness = RendererHarness(period: period)
+        defer { harness.release() }
+        harness.send(.tone, spec(0.5, seconds: 0))
+        _ = harness.render(periods: 1)
+        // Ramps far longer than the periods rendered below.
+        let targets: [(ParameterID, Double)] = [(.volume, 0.9), (.tone, 0.6), (.frequency, 660), (.pan, 0.5), (.input, 0.9)]
+        for (p, target) in targets { harness.send(p, spec(target, seconds: 10)) }
+        _ = harness.render(periods: 1)
+        let before = harness.renderer.fusedChunks
+        _ = harness.render(periods: 10)
+        #expect(harness.renderer.fusedChunks - before == 10, "one fused call a period")
+        // A ramp that ends inside the next period: that period is rendered in chunks (the
+        // chunks before the end fused, the one with the end not).
+        let ends = Double(period + period / 2) / 48000
+        harness.send(.volume, spec(0.2, seconds: ends))
+        _ = harness.render(periods: 1)
+        let chunked = harness.renderer.fusedChunks
+        _ = harness.render(periods: 1)
+        #expect(harness.renderer.fusedChunks - chunked == period / Renderer.chunkFrames - 1)
+    }
+
+    /// What each period reads of a parameter is small: the five of the signal path, with every
+    /// declared slot, fit one page of `HotMemory`, and their layers live apart.
+    @Test func theParametersPeriodFieldsShareAPage() {
+        #expect(MemoryLayout<AnimatedParameter>.stride <= 64)
+        #expect(MemoryLayout<AnimatedParameter>.stride * ParameterRegistry.capacity <= 4096)
+        let renderer = Renderer(sampleRate: 48000)
+        defer { renderer.deallocate() }
+        let first = UInt(bitPattern: renderer.params)
+        let last = UInt(bitPattern: renderer.params + ParameterRegistry.capacity) - 1
+        if HotMemory.contains(renderer.params) {
+            #expect(first / 4096 == last / 4096)
+        } else {
+            #expect(first % 64 == 0)  // the region was full (tests run side by side): the heap
+        }
+        #expect(UnsafeMutableRawPointer(renderer.params[0].motion) == UnsafeMutableRawPointer(renderer.motions))
+        #expect(renderer.params[4].motion == renderer.motions + 4)
     }
 
     /// The pan law takes cos and sin from one `sincos` call: the same values as `cos` and
