@@ -24,7 +24,8 @@ struct Lifecycle {
     var announcedReady = false
     var waitingLogged = false
     /// When the control loop first saw the shutdown callback's flag, while it waits for
-    /// libjack's threads to end before closing the client (`Daemon.duties`).
+    /// libjack's notification thread to end before closing the client
+    /// (`Daemon.closeAfterServerLoss`).
     var goneSeenAt: Double?
     /// When the server went away, while it is away.
     var lostAt: Double?
@@ -46,8 +47,8 @@ struct Lifecycle {
     /// so a burst of messages makes one write.
     static let saveDelay = 0.25
     static let retryInterval = 1.0
-    /// How long, after the server went away, the client's close waits for libjack's own
-    /// threads to end (JackSession.libjackThreadsEnded); they take milliseconds.
+    /// How long, after the server went away, the client's close waits for libjack's
+    /// notification thread to end (JackSession.libjackThreadsEnded); it takes milliseconds.
     static let libjackExitWait = 2.0
     /// How often the control loop looks while it waits.
     static let libjackExitCheck = 0.01

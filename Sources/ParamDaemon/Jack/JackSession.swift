@@ -93,17 +93,17 @@ final class JackSession {
     /// After the shutdown callback: whether the client can be closed safely, that is, whether
     /// libjack's notification thread for it has ended on its own.
     ///
-    /// Why: `jack_client_close` cancels those threads with `pthread_cancel`, and JACK2 makes
-    /// them cancellable at any instruction. When the server goes, the process thread notices
-    /// first and calls the shutdown callback, while the notification thread may still be
-    /// handling the server's last notifications (a client removed: JACK2 disconnects its
-    /// semaphore holding `JackGlobals::fSynchroMutex`). Cancelled there, it leaves that mutex
-    /// locked, and `jack_client_close` itself then waits for it forever: paramd hung, deaf to
-    /// SIGTERM, in about one server loss in 40 under load (docs/ARCHITECTURE.md). The
-    /// notification thread ends by itself within milliseconds, when the server's socket closes;
-    /// the process thread stays blocked in a futex wait, where cancelling it is harmless (as
-    /// it always was). `Lifecycle.libjackExitWait` bounds the wait for a libjack that behaves
-    /// otherwise.
+    /// Why: `jack_client_close` cancels libjack's process and notification threads with
+    /// `pthread_cancel`, and JACK2 makes them cancellable at any instruction. When the server
+    /// goes, the process thread may notice first and call the shutdown callback while the
+    /// notification thread is still handling the server's last notifications (a client
+    /// removed: JACK2 disconnects its semaphore holding `JackGlobals::fSynchroMutex`).
+    /// Cancelled there, it leaves that mutex locked, and `jack_client_close` itself then
+    /// waits for it forever: paramd hung, deaf to SIGTERM, in about one server loss in 40
+    /// under load (docs/ARCHITECTURE.md). The notification thread ends by itself within
+    /// milliseconds, when the server's socket closes; the process thread stays blocked in a
+    /// futex wait, where cancelling it is harmless (as it always was).
+    /// `Lifecycle.libjackExitWait` bounds the wait for a libjack that behaves otherwise.
     var libjackThreadsEnded: Bool { !(client?.notificationThreadIDs.contains(where: JackClient.threadRuns) ?? false) }
 
     /// The server went away (the shutdown callback said so): closes the client, parks its
@@ -125,7 +125,7 @@ final class JackSession {
     func leave() {
         guard let client else { return }
         guard JackEvents.shared.serverGone.load(ordering: .acquiring) else { return client.close() }
-        // Gone while paramd stops: as `serverLost` does, once libjack's threads have ended.
+        // Gone while paramd stops: as after a loss, once libjack's notification thread ended.
         let deadline = monotonicSeconds() + Lifecycle.libjackExitWait
         while !libjackThreadsEnded && monotonicSeconds() < deadline { usleep(UInt32(Lifecycle.libjackExitCheck * 1e6)) }
         client.closeAfterServerLoss()
