@@ -126,6 +126,8 @@ final class JackSession {
         guard let client else { return }
         guard JackEvents.shared.serverGone.load(ordering: .acquiring) else { return client.close() }
         // Gone while paramd stops: as after a loss, once libjack's notification thread ended.
+        // A thread's end gives no event to block on, so this looks every 10 ms, for at most
+        // 2 s, once, on the way out (docs/ARCHITECTURE.md, "The one timed look").
         let deadline = monotonicSeconds() + Lifecycle.libjackExitWait
         while !libjackThreadsEnded && monotonicSeconds() < deadline { usleep(UInt32(Lifecycle.libjackExitCheck * 1e6)) }
         client.closeAfterServerLoss()
