@@ -107,7 +107,8 @@ final class Daemon {
         controller = starting
         routes = RouteTable(registry: starting.registry)
         let server = options.serverName(environment: ProcessInfo.processInfo.environment)
-        let parked = Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) })
+        // No audio thread runs the parked renderer: its blocks leave `HotMemory` to the client's.
+        let parked = HotMemory.outside { Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }) }
         let wake = FeedbackWake()
         jack = JackSession(name: options.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles

@@ -22,8 +22,9 @@ import Synchronization
 /// allocates the same blocks again); a block of more than 4 KiB, or one that finds no room,
 /// comes from the heap as before.
 public enum HotMemory {
-    /// 16 KiB: paramd's audio side uses about 5 KiB of it.
-    public static let regionSize = 16384
+    /// 32 KiB: a JACK client's blocks take 8 KiB (`placing`), and a reconnection claims a
+    /// new run while the lost client's renderer is still parked in its own.
+    public static let regionSize = 32768
     static let line = 64
     static let lines = regionSize / line
 
@@ -50,10 +51,23 @@ public enum HotMemory {
     static let heapBlocks = Atomic<Int>(0)
 
     /// Control side. `byteCount` bytes aligned to `alignment` (at most a cache line), from
-    /// the region while it has room.
+    /// the region while it has room (inside `placing`, next in its run; inside `outside`,
+    /// from the heap).
     public static func allocate(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {
         precondition(alignment <= line && alignment > 0 && alignment & (alignment - 1) == 0)
         let n = max(1, (byteCount + line - 1) / line)
+        if placer.load(ordering: .relaxed) == UInt(pthread_self()) {
+            if placingOnHeap {
+                heapBlocks.add(1, ordering: .relaxed)
+                return UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: line)
+            }
+            if let region, n <= 255, cursor + n <= runEnd {
+                let first = cursor
+                cursor += n
+                lengths[first].store(UInt8(n), ordering: .relaxed)
+                return region + first * line
+            }
+        }
         if let region, n <= 64 {
             let run: UInt64 = n == 64 ? ~0 : (1 << UInt64(n)) &- 1
             for w in 0..<lines / 64 {
@@ -90,8 +104,87 @@ public enum HotMemory {
         let first = (pointer - region!) / line
         let n = Int(lengths[first].exchange(0, ordering: .relaxed))
         precondition(n > 0, "HotMemory: a block given back twice or never handed out")
-        let run: UInt64 = n == 64 ? ~0 : (1 << UInt64(n)) &- 1
-        used[first / 64].bitwiseAnd(~(run << UInt64(first % 64)), ordering: .acquiringAndReleasing)
+        release(first, n)
+    }
+
+    /// Clears the bits of lines `first..<first + n` (a placed block may cross a word).
+    static func release(_ first: Int, _ n: Int) {
+        var line = first
+        while line < first + n {
+            let k = min(64 - line % 64, first + n - line)
+            let run: UInt64 = k == 64 ? ~0 : (1 << UInt64(k)) &- 1
+            used[line / 64].bitwiseAnd(~(run << UInt64(line % 64)), ordering: .acquiringAndReleasing)
+            line += k
+        }
+    }
+
+    /// Claims `n` free lines in a row, anywhere in the region (across words), or nil.
+    static func claimRun(_ n: Int) -> Int? {
+        var start = 0
+        outer: while start + n <= lines {
+            var line = start
+            while line < start + n {
+                let k = min(64 - line % 64, start + n - line)
+                let run: UInt64 = k == 64 ? ~0 : (1 << UInt64(k)) &- 1
+                let current = used[line / 64].load(ordering: .relaxed)
+                if (current >> UInt64(line % 64)) & run != 0 {
+                    if line > start { release(start, line - start) }
+                    start = line + 1
+                    continue outer
+                }
+                let (claimed, _) = used[line / 64].compareExchange(
+                    expected: current, desired: current | run << UInt64(line % 64), ordering: .acquiringAndReleasing)
+                if !claimed { continue }  // another thread took a line of this word: look again
+                line += k
+            }
+            return start
+        }
+        return nil
+    }
+
+    // Placement: one thread at a time lays out the blocks it allocates (`placing`, `outside`).
+    static let placer = Atomic<UInt>(0)  // pthread_self of the thread placing; 0: none
+    nonisolated(unsafe) static var placingOnHeap = false
+    nonisolated(unsafe) static var cursor = 0
+    nonisolated(unsafe) static var runEnd = 0
+
+    /// Control side. The blocks this thread allocates in `body` are laid one after another, in
+    /// the order allocated, in a run of `lineCount` lines claimed at once (what is left of the
+    /// run is given back at the end); once the run is full, or if no run was free, they are
+    /// placed as usual. So the blocks the audio thread touches every period can be put on one
+    /// page by allocating them first, however the region was used before. If another thread
+    /// is placing, `body` runs without placement.
+    public static func placing<R, E: Error>(lines lineCount: Int, _ body: () throws(E) -> R) throws(E) -> R {
+        guard region != nil, let start = claimRun(min(lineCount, lines)) else { return try body() }
+        guard placer.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged else {
+            release(start, min(lineCount, lines))
+            return try body()
+        }
+        placingOnHeap = false
+        cursor = start
+        runEnd = start + min(lineCount, lines)
+        defer {
+            if cursor < runEnd { release(cursor, runEnd - cursor) }
+            cursor = 0
+            runEnd = 0
+            placer.store(0, ordering: .releasing)
+        }
+        return try body()
+    }
+
+    /// Control side. The blocks this thread allocates in `body` come from the heap: for values
+    /// built with the audio side's types that no audio thread will touch (the renderer parked
+    /// while no JACK server is there), so they leave the region to the blocks that run.
+    public static func outside<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        guard placer.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged else {
+            return try body()
+        }
+        placingOnHeap = true
+        defer {
+            placingOnHeap = false
+            placer.store(0, ordering: .releasing)
+        }
+        return try body()
     }
 
     public static func deallocate<T: ~Copyable>(_ pointer: UnsafeMutablePointer<T>) {

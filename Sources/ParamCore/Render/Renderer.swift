@@ -88,6 +88,9 @@ public struct Renderer: @unchecked Sendable {
     @usableFromInline let motions: UnsafeMutablePointer<ParameterMotion>
     /// What each slot drives beyond the signal path: its CV port's scaling.
     @usableFromInline let outputs: UnsafeMutablePointer<ParameterOutput>
+    /// How many slots have a CV port (`outputs[k].scale != 0`): with none, a period reads
+    /// neither `outputs` nor the CV tables (`rendersAnyCV`).
+    @usableFromInline var cvSlots = 0
     /// The declared parameters in use, by id, in order; `declaredCount` of them.
     @usableFromInline let declared: UnsafeMutablePointer<ParameterID>
     @usableFromInline var declaredCount = 0
@@ -152,16 +155,18 @@ public struct Renderer: @unchecked Sendable {
                 commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
         let capacity = ParameterRegistry.capacity
+        // In this order for `HotMemory.placing`: what every period touches first, the large
+        // blocks, of which a period with only the five touches the first lines, last.
+        commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
+        events = SPSCRing(capacity: eventCapacity)
+        updates = SPSCRing(capacity: 1024)
+        counters = AtomicCells(count: RenderCounter.allCases.count)
+        declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
+        snapshot = AtomicCells(count: 2 * capacity)
         params = HotMemory.allocate(AnimatedParameter.self, capacity: capacity)
         motions = .allocate(capacity: capacity)
         outputs = .allocate(capacity: capacity)
         outputs.initialize(repeating: ParameterOutput(), count: capacity)
-        declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
-        commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
-        events = SPSCRing(capacity: eventCapacity)
-        updates = SPSCRing(capacity: 1024)
-        snapshot = AtomicCells(count: 2 * capacity)
-        counters = AtomicCells(count: RenderCounter.allCases.count)
         scratch = .allocate(capacity: (ParameterID.builtInCount + 1) * Self.chunkFrames)
         scratch.initialize(repeating: 0, count: (ParameterID.builtInCount + 1) * Self.chunkFrames)
         schedule = .allocate(capacity: Self.scheduleCapacity)
@@ -169,7 +174,7 @@ public struct Renderer: @unchecked Sendable {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
             (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index))
-            outputs[p.index] = ParameterOutput(spec)
+            setOutput(p.index, ParameterOutput(spec))
             if !p.isBuiltIn {
                 declared[declaredCount] = p
                 declaredCount += 1
@@ -598,7 +603,7 @@ public struct Renderer: @unchecked Sendable {
         (params + p.index).initialize(to: AnimatedParameter(id: p, minimum: setup.minimum, maximum: setup.maximum, value: value,
                                                                 motion: motions + p.index))
         params[p.index].restore(serial: serial)  // the control side keeps it too (local targets match on it)
-        outputs[p.index] = setup.output
+        setOutput(p.index, setup.output)
         snapshot.storeDouble(2 * p.index, params[p.index].value)
         snapshot.storeDouble(2 * p.index + 1, params[p.index].target)
     }
@@ -610,7 +615,7 @@ public struct Renderer: @unchecked Sendable {
         while i < declaredCount {
             if declared[i] == p {
                 _ = params[p.index].interruptAll(atFrame: frame, reporter: reporter)
-                outputs[p.index] = ParameterOutput()
+                setOutput(p.index, ParameterOutput())
                 declaredCount &-= 1
                 var k = i
                 while k < declaredCount {
@@ -627,6 +632,15 @@ public struct Renderer: @unchecked Sendable {
     /// to fetch only the buffers of ports in use).
     @_noLocks @inline(__always)
     public func rendersCV(_ k: Int) -> Bool { outputs[k].scale != 0 }
+    /// Realtime-safe. Whether any slot is (if not, the process callback passes no CV buffers).
+    @inlinable public var rendersAnyCV: Bool { cvSlots != 0 }
+
+    /// Realtime-safe. Slot `k`'s output, counted in `cvSlots`.
+    @_noLocks @inline(__always)
+    mutating func setOutput(_ k: Int, _ output: ParameterOutput) {
+        cvSlots &+= (output.scale != 0 ? 1 : 0) &- (outputs[k].scale != 0 ? 1 : 0)
+        outputs[k] = output
+    }
 
     /// Realtime-safe. The slots rendered now: the five, then `declaredCount` declared ones.
     @_noLocks @inline(__always)
@@ -863,7 +877,7 @@ public struct Renderer: @unchecked Sendable {
         var i = 0
         while i < declaredCount {
             let k = declared[i].index
-            let port = outputs[k].scale != 0 ? cv.flatMap { $0[k] } : nil
+            let port = cv != nil && outputs[k].scale != 0 ? cv.flatMap { $0[k] } : nil
             if params[k].layerCount == 0 {
                 if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
             } else {

@@ -26,6 +26,9 @@ final class JackClient {
     let handles: RendererHandles
     /// Full names of the CV ports, `paramd:cv_cutoff`, in registry order.
     private(set) var cvNames: [String]
+    /// Lines of `HotMemory` claimed for a client's blocks (the context, its cells, the
+    /// renderer's, the CV tables: 123 lines of 64 bytes).
+    static var hotLines: Int { 128 }
 
     /// Opens the client (never starting a server) and registers its ports; not yet active.
     /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
@@ -60,36 +63,36 @@ final class JackClient {
             throw JackError(operation: "port register midi_in/midi_out", code: -1)
         }
         // CV ports (SPEC §8.1), one per parameter with `cv`, registered before activation.
-        let capacity = ParameterRegistry.capacity
-        let cvPorts = HotMemory.allocate(OpaquePointer?.self, capacity: capacity)
-        cvPorts.initialize(repeating: nil, count: capacity)
-        let cvBuffers = HotMemory.allocate(UnsafeMutablePointer<Float>?.self, capacity: capacity)
-        cvBuffers.initialize(repeating: nil, count: capacity)
-        var cvPretty: [(OpaquePointer, String)] = []
+        var cvRegistered: [(slot: Int, port: OpaquePointer, pretty: String)] = []
         for p in registry.ids {
             let spec = registry[p]
             guard let scale = spec.cv else { continue }
-            let port: OpaquePointer
-            do {
-                port = try register("cv_\(spec.name)", JackPortIsOutput)
-            } catch {
-                HotMemory.deallocate(cvPorts); HotMemory.deallocate(cvBuffers)
-                throw error
-            }
-            cvPorts[p.index] = port
-            cvPretty.append((port, Self.cvPrettyName(spec, scale)))
+            let port = try register("cv_\(spec.name)", JackPortIsOutput)
+            cvRegistered.append((p.index, port, Self.cvPrettyName(spec, scale)))
         }
-        cvNames = cvPretty.map { String(cString: jack_port_name($0.0)) }
-        let sampleRate = AtomicCells(count: 1)
+        cvNames = cvRegistered.map { String(cString: jack_port_name($0.port)) }
+        // What the audio thread touches, laid out in `HotMemory` in the order it is allocated
+        // here: what every period reads first (the context, the cells, the renderer's ring
+        // indices, counters and the first lines of its snapshot and parameters), so that a
+        // period of the five touches one page of it (docs/PERFORMANCE.md, "Eleventh session").
+        let capacity = ParameterRegistry.capacity
+        let (context, sampleRate, clockOffset, jackThreads, jackPthreads, renderer, cvPorts, cvBuffers) =
+            HotMemory.placing(lines: Self.hotLines) {
+                (HotMemory.allocate(ProcessContext.self, capacity: 1), AtomicCells(count: 1), PublishedClockOffset(),
+                 AtomicCells(count: 4), AtomicCells(count: 4), makeRenderer(rate),
+                 HotMemory.allocate(OpaquePointer?.self, capacity: capacity),
+                 HotMemory.allocate(UnsafeMutablePointer<Float>?.self, capacity: capacity))
+            }
+        cvPorts.initialize(repeating: nil, count: capacity)
+        cvBuffers.initialize(repeating: nil, count: capacity)
+        for r in cvRegistered { cvPorts[r.slot] = r.port }
         sampleRate.storeDouble(0, rate)
-        let clockOffset = PublishedClockOffset()
-        let renderer = makeRenderer(rate)
         handles = renderer.handles
-        context = HotMemory.allocate(ProcessContext.self, capacity: 1)
+        self.context = context
         context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
                                               out1: out1, out2: out2, sampleRate: sampleRate,
                                               clockOffset: clockOffset, client: client, wake: wake,
-                                              jackThreads: AtomicCells(count: 4), jackPthreads: AtomicCells(count: 4),
+                                              jackThreads: jackThreads, jackPthreads: jackPthreads,
                                               controlWake: controlWake,
                                               cvPorts: cvPorts, cvBuffers: cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi))
@@ -103,7 +106,7 @@ final class JackClient {
             _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), pretty, nil)
         }
         // CV ports say so, for CV-aware hosts (Carla, Ardour) and patchbays.
-        for (port, pretty) in cvPretty {
+        for (_, port, pretty) in cvRegistered {
             _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), pretty, nil)
             _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_signal_type_key(), "CV", "text/plain")
         }

@@ -71,17 +71,19 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     }
     let cvBuffers = context.pointee.cvBuffers
     var anyCV = false
-    var n = 0
-    while n < context.pointee.renderer.slotCount {
-        let slot = context.pointee.renderer.slot(at: n)
-        if context.pointee.renderer.rendersCV(slot), let port = context.pointee.cvPorts[slot] {
-            let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
-            cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
-            anyCV = true
-        } else {
-            cvBuffers[slot] = nil
+    if context.pointee.renderer.rendersAnyCV {  // else neither table is read
+        var n = 0
+        while n < context.pointee.renderer.slotCount {
+            let slot = context.pointee.renderer.slot(at: n)
+            if context.pointee.renderer.rendersCV(slot), let port = context.pointee.cvPorts[slot] {
+                let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
+                cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
+                anyCV = true
+            } else {
+                cvBuffers[slot] = nil
+            }
+            n &+= 1
         }
-        n &+= 1
     }
     let midi = context.pointee.midi
     readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)

@@ -2,7 +2,7 @@ import Testing
 @testable import ParamCore
 
 /// The region the audio thread's small blocks share (docs/PERFORMANCE.md, "Cold memory").
-@Suite struct HotMemoryTests {
+@Suite(.serialized) struct HotMemoryTests {
     @Test func blocksAreCacheLineAlignedInTheRegionAndReusedWhenGivenBack() {
         // An unusual size, so that other tests running beside this one do not take the block.
         let size = 64 * 37
@@ -62,5 +62,36 @@ import Testing
         }
         #expect(broken == 0)
     }
-}
 
+    /// Inside `placing`, blocks follow one another in the order allocated, a block of 61 lines
+    /// (a renderer's parameters) across a page boundary too, whatever was given back before;
+    /// given back, their lines are free again, and what the run did not use was never taken.
+    @Test func placedBlocksFollowOneAnotherAcrossPages() {
+        let (a, b, c) = HotMemory.placing(lines: 100) {
+            (HotMemory.allocate(byteCount: 100, alignment: 8), HotMemory.allocate(byteCount: 61 * 64, alignment: 64),
+             HotMemory.allocate(byteCount: 8, alignment: 8))
+        }
+        if let region = HotMemory.region, HotMemory.contains(a) {  // else no run of 100 lines was free
+            #expect(b == a + 128)
+            #expect(c == b + 61 * 64)
+            b.initializeMemory(as: UInt8.self, repeating: 0x5A, count: 61 * 64)
+            // The 36 lines of the run after `c` were given back when `placing` returned (another
+            // test could take one since, but the allocator takes the first free lines).
+            let after = (c + 64 - region) / 64
+            let stillTaken = (after..<after + 36).filter { HotMemory.used[$0 / 64].load(ordering: .relaxed) >> UInt64($0 % 64) & 1 != 0 }
+            #expect(stillTaken.count < 36)
+        }
+        HotMemory.deallocate(a); HotMemory.deallocate(b); HotMemory.deallocate(c)
+    }
+
+    /// Inside `outside`, blocks come from the heap (the parked renderer's).
+    @Test func blocksOutsideComeFromTheHeap() {
+        let p = HotMemory.outside { HotMemory.allocate(byteCount: 64, alignment: 64) }
+        #expect(!HotMemory.contains(p))
+        #expect(UInt(bitPattern: p) % 64 == 0)
+        HotMemory.deallocate(p)
+        let q = HotMemory.allocate(byteCount: 64 * 41, alignment: 64)
+        #expect(HotMemory.contains(q) || HotMemory.usage.regionBytes > HotMemory.regionSize - 41 * 64)
+        HotMemory.deallocate(q)
+    }
+}
