@@ -196,6 +196,13 @@ public struct MIDIEngine: @unchecked Sendable {
         guard mailbox[1].load(ordering: .acquiring) == 0 else { return }
         let address = mailbox[0].exchange(0, ordering: .acquiringAndReleasing)
         guard address != 0, let table = UnsafeMutablePointer<Table>(bitPattern: address) else { return }
+        adopt(table, address: address)
+    }
+
+    /// Realtime-safe. Takes `table` (from the mailbox at `address`) as the mappings in use.
+    /// Apart from `beginPeriod`, which runs every period, so that its code stays small.
+    @_noLocks @inline(never)
+    func adopt(_ table: UnsafeMutablePointer<Table>, address: UInt) {
         let n = table.pointee.count < Self.capacity ? table.pointee.count : Self.capacity
         let old = counts.pointee.slots
         var i = 0
@@ -230,8 +237,8 @@ public struct MIDIEngine: @unchecked Sendable {
     @_noLocks public func outMessage(_ i: Int) -> UnsafeMutablePointer<UInt8> { out + 3 * i }
     /// Realtime-safe. Whether this period reported a controller to a waiting learn.
     public var learnReported: Bool { @_noLocks get { counts.pointee.learnPushed } }
-    /// The mappings in use (tests; the audio side).
-    public var mappingCount: Int { counts.pointee.slots }
+    /// The mappings in use (tests; the audio side: with none, no feedback to look for).
+    public var mappingCount: Int { @_noLocks get { counts.pointee.slots } }
 
     /// Realtime-safe. One incoming event at frame `offset` of the period.
     @_noLocks

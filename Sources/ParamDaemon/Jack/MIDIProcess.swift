@@ -41,7 +41,7 @@ func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t,
     _unsafePerformance { jack_midi_clear_buffer(buffer) }
     guard nframes > 0 else { return }
     let rate = sampleRate > 0 && sampleRate < 10_000_000 ? Int(sampleRate) : 48000
-    midi.feedback(snapshot: snapshot, frame: endFrame &- 1, sampleRate: rate)
+    if midi.mappingCount > 0 { midi.feedback(snapshot: snapshot, frame: endFrame &- 1, sampleRate: rate) }
     let time = nframes &- 1
     var i = 0
     while i < midi.outCount {
