@@ -248,7 +248,7 @@ public struct Renderer: @unchecked Sendable {
             resolveTimes(periodStart: start, periodEnd: end)
             applyDue(atFrame: start)
         }
-        drainCommands(periodStart: start, periodEnd: end)
+        if commands.count != 0 { drainCommands(periodStart: start, periodEnd: end) }  // its code stays cold while none come
         if let local, localCount > 0 { scheduleLocal(local, count: localCount, periodStart: start, periodEnd: end) }
         var i = 0
         while i < ParameterID.builtInCount {

@@ -27,7 +27,7 @@ final class JackClient {
     /// Full names of the CV ports, `paramd:cv_cutoff`, in registry order.
     private(set) var cvNames: [String]
     /// Lines of `HotMemory` claimed for a client's blocks (the context, its cells, the
-    /// renderer's, the CV tables: 123 lines of 64 bytes).
+    /// renderer's, the CV tables: 124 lines of 64 bytes).
     static var hotLines: Int { 128 }
 
     /// Opens the client (never starting a server) and registers its ports; not yet active.
@@ -76,10 +76,10 @@ final class JackClient {
         // indices, counters and the first lines of its snapshot and parameters), so that a
         // period of the five touches one page of it (docs/PERFORMANCE.md, "Eleventh session").
         let capacity = ParameterRegistry.capacity
-        let (context, sampleRate, clockOffset, jackThreads, jackPthreads, renderer, cvPorts, cvBuffers) =
+        let (context, sampleRate, clockOffset, midiLinks, jackThreads, jackPthreads, renderer, cvPorts, cvBuffers) =
             HotMemory.placing(lines: Self.hotLines) {
                 (HotMemory.allocate(ProcessContext.self, capacity: 1), AtomicCells(count: 1), PublishedClockOffset(),
-                 AtomicCells(count: 4), AtomicCells(count: 4), makeRenderer(rate),
+                 AtomicCells(count: 2), AtomicCells(count: 4), AtomicCells(count: 4), makeRenderer(rate),
                  HotMemory.allocate(OpaquePointer?.self, capacity: capacity),
                  HotMemory.allocate(UnsafeMutablePointer<Float>?.self, capacity: capacity))
             }
@@ -95,7 +95,7 @@ final class JackClient {
                                               jackThreads: jackThreads, jackPthreads: jackPthreads,
                                               controlWake: controlWake,
                                               cvPorts: cvPorts, cvBuffers: cvBuffers,
-                                              midiIn: midiIn, midiOut: midiOut, midi: midi))
+                                              midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: midiLinks))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -117,6 +117,7 @@ final class JackClient {
         jack_set_sample_rate_callback(client, paramdSampleRateChanged, arg)
         jack_set_buffer_size_callback(client, paramdBufferSizeChanged, arg)
         jack_set_xrun_callback(client, paramdXRun, arg)
+        jack_set_port_connect_callback(client, paramdPortConnect, arg)
         jack_on_shutdown(client, paramdShutdown, arg)
     }
 
@@ -278,6 +279,7 @@ final class JackClient {
         context.pointee.clockOffset.deallocate()
         context.pointee.jackThreads.deallocate()
         context.pointee.jackPthreads.deallocate()
+        context.pointee.midiLinks.deallocate()
         HotMemory.deallocate(context.pointee.cvPorts)
         HotMemory.deallocate(context.pointee.cvBuffers)
         context.deinitialize(count: 1)

@@ -51,3 +51,10 @@ func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t,
         i &+= 1
     }
 }
+
+/// Realtime-safe. Empties midi_out (once it has no connection left: see `midiOutDirty`).
+@_noLocks
+func clearMIDI(port: OpaquePointer, nframes: jack_nframes_t) {
+    guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
+    _unsafePerformance { jack_midi_clear_buffer(buffer) }
+}

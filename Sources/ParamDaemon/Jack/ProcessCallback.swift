@@ -42,6 +42,14 @@ struct ProcessContext {
     let midiIn: OpaquePointer
     let midiOut: OpaquePointer
     let midi: MIDIEngine
+    /// How many connections `midi_in` (cell 0) and `midi_out` (cell 1) have, counted by the
+    /// port-connect callback on libjack's notification thread. A MIDI port nobody is connected
+    /// to is not touched: its buffer and the port's record in JACK's shared memory are two
+    /// pages a period would otherwise read for nothing (docs/PERFORMANCE.md, "Eleventh session").
+    let midiLinks: AtomicCells
+    /// Audio thread only: `midi_out` may hold events from the last period it was connected, so
+    /// it is cleared once more when it has no connection left (and once at the start).
+    var midiOutDirty = true
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -86,7 +94,12 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         }
     }
     let midi = context.pointee.midi
-    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
+    let midiLinks = context.pointee.midiLinks
+    if midiLinks.load(0) != 0 {
+        readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
+    } else {
+        midi.beginPeriod()  // nothing can arrive; a new mapping table is still taken
+    }
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
@@ -101,9 +114,15 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
         local: UnsafePointer(midi.local), localCount: midi.localCount)
     wake.periodEnded(count: counters.load(RenderCounter.periods.rawValue))
-    writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
-              snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
-              sampleRate: context.pointee.renderer.sampleRate)
+    if midiLinks.load(1) != 0 {
+        context.pointee.midiOutDirty = true
+        writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
+                  snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
+                  sampleRate: context.pointee.renderer.sampleRate)
+    } else if context.pointee.midiOutDirty {
+        context.pointee.midiOutDirty = false
+        clearMIDI(port: context.pointee.midiOut, nframes: nframes)
+    }
     wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
                       values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)
     return 0
@@ -135,6 +154,26 @@ func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
     if let slot = context.pointee.jackThreads.storeInFirstEmpty(UInt64(paramd_gettid())) {
         context.pointee.jackPthreads.store(slot, UInt64(pthread_self()))
+    }
+}
+
+/// `JackPortConnectCallback`, on libjack's notification thread, for every connection made or
+/// broken in the graph: counts those of `midi_in` and `midi_out` (the process callback reads
+/// a MIDI port only while it has one). Counted from the notifications rather than asked of
+/// JACK (`jack_port_connected`), which may still answer from the graph before the change.
+func paramdPortConnect(_ a: jack_port_id_t, _ b: jack_port_id_t, _ connect: Int32, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    let context = arg.assumingMemoryBound(to: ProcessContext.self)
+    // No allocation here: JACK2 may cancel this thread at any instruction (JackMessages).
+    let client = context.pointee.client
+    let first = jack_port_by_id(client, a), second = jack_port_by_id(client, b)
+    let links = context.pointee.midiLinks
+    for cell in 0..<2 {
+        let port = cell == 0 ? context.pointee.midiIn : context.pointee.midiOut
+        let n = UInt64((first == port ? 1 : 0) + (second == port ? 1 : 0))
+        guard n > 0 else { continue }
+        let now = links.load(cell)
+        links.store(cell, connect != 0 ? now &+ n : (now >= n ? now &- n : 0))
     }
 }
 
