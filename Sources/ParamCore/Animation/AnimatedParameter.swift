@@ -69,14 +69,21 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// The layers and keyframe track: memory its owner (the renderer) allocated and keeps for
     /// this slot. A copy of the parameter shares it, so only one copy may animate.
     @usableFromInline let motion: UnsafeMutablePointer<ParameterMotion>
+    /// Layer 0, the one a plain animation runs in: `motion`'s own, or (the renderer's
+    /// parameters) one of an array of every slot's first layer, so that the five of the signal
+    /// path ramping read one page of layers, not five (docs/PERFORMANCE.md, "Eleventh session").
+    @usableFromInline let firstLayer: UnsafeMutablePointer<Animation>
 
     public var isAnimating: Bool { layerCount > 0 }
 
-    /// `motion` must stay allocated while the parameter is used (it need not be initialised:
-    /// a layer or the track is written before it is read).
-    public init(id: ParameterID, minimum: Double, maximum: Double, value: Double, motion: UnsafeMutablePointer<ParameterMotion>) {
+    /// `motion` (and `firstLayer`, when given) must stay allocated while the parameter is used
+    /// (they need not be initialised: a layer or the track is written before it is read).
+    public init(id: ParameterID, minimum: Double, maximum: Double, value: Double, motion: UnsafeMutablePointer<ParameterMotion>,
+                firstLayer: UnsafeMutablePointer<Animation>? = nil) {
         self.id = id
         self.motion = motion
+        // `layers` is ParameterMotion's first field, and an InlineArray's elements lie in a row.
+        self.firstLayer = firstLayer ?? UnsafeMutableRawPointer(motion).assumingMemoryBound(to: Animation.self)
         self.minimum = minimum
         self.maximum = maximum
         self.target = 0
@@ -85,8 +92,15 @@ public struct AnimatedParameter: @unchecked Sendable {
         self.target = self.value
     }
 
-    public init(id: ParameterID, spec: ParameterSpec, value: Double, motion: UnsafeMutablePointer<ParameterMotion>) {
-        self.init(id: id, minimum: spec.minimum, maximum: spec.maximum, value: value, motion: motion)
+    public init(id: ParameterID, spec: ParameterSpec, value: Double, motion: UnsafeMutablePointer<ParameterMotion>,
+                firstLayer: UnsafeMutablePointer<Animation>? = nil) {
+        self.init(id: id, minimum: spec.minimum, maximum: spec.maximum, value: value, motion: motion, firstLayer: firstLayer)
+    }
+
+    /// Realtime-safe. Layer `i` (below `maxLayers`): the first apart, the others in `motion`.
+    @_noLocks @inline(__always)
+    func layer(_ i: Int) -> UnsafeMutablePointer<Animation> {
+        i == 0 ? firstLayer : UnsafeMutableRawPointer(motion).assumingMemoryBound(to: Animation.self) + i
     }
 
     /// Realtime-safe. Keeps the serial a parameter had when its slot is set up again.
@@ -107,8 +121,8 @@ public struct AnimatedParameter: @unchecked Sendable {
         var sum = target
         var i = 0
         while i < layerCount {
-            let offset = min(Int64(bitPattern: frame &- motion.pointee.layers[i].startFrame), motion.pointee.layers[i].totalFrames)
-            sum += motion.pointee.layers[i].value(atOffset: offset, track: &motion.pointee.track) - motion.pointee.layers[i].target
+            let offset = min(Int64(bitPattern: frame &- self.layer(i).pointee.startFrame), self.layer(i).pointee.totalFrames)
+            sum += self.layer(i).pointee.value(atOffset: offset, track: &motion.pointee.track) - self.layer(i).pointee.target
             i &+= 1
         }
         return clamp(sum)
@@ -120,7 +134,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         let now = layerCount > 0 ? sounding(atFrame: frame) : value
         var i = 0
         while i < layerCount {
-            reporter.done(id, finished: false, value: now, tag: motion.pointee.layers[i].tag, hasTag: motion.pointee.layers[i].hasTag)
+            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag, hasTag: self.layer(i).pointee.hasTag)
             i &+= 1
         }
         layerCount = 0
@@ -136,7 +150,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         var additive = spec.additive && spec.from.isNaN && layerCount > 0 && layerCount < Self.maxLayers
         var i = 0
         while additive && i < layerCount {
-            if !motion.pointee.layers[i].endsOnTarget || motion.pointee.layers[i].isKeyframes { additive = false }
+            if !self.layer(i).pointee.endsOnTarget || self.layer(i).pointee.isKeyframes { additive = false }
             i &+= 1
         }
         var from: Double
@@ -154,7 +168,7 @@ public struct AnimatedParameter: @unchecked Sendable {
             velocity = distance != 0 ? spec.velocity / distance : 0
         }
         let animation = Animation(from: from, spec: spec, startFrame: frame, sampleRate: sampleRate, velocity: velocity)
-        motion.pointee.layers[layerCount] = animation
+        self.layer(layerCount).pointee = animation
         layerCount &+= 1
         target = spec.target
         self.serial = serial
@@ -167,9 +181,9 @@ public struct AnimatedParameter: @unchecked Sendable {
                                serial: UInt32, reporter: Reporter) {
         _ = interruptAll(atFrame: frame, reporter: reporter)
         motion.pointee.track = KeyframeTrack(spec)
-        motion.pointee.layers[0] = Animation(keyframes: spec, startFrame: frame, sampleRate: sampleRate)
+        self.layer(0).pointee = Animation(keyframes: spec, startFrame: frame, sampleRate: sampleRate)
         layerCount = 1
-        target = motion.pointee.layers[0].target
+        target = self.layer(0).pointee.target
         self.serial = serial
     }
 
@@ -194,7 +208,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         }
         movedThisPeriod = true
         var i = 0
-        if layerCount == 1 && !motion.pointee.layers[0].isKeyframes {
+        if layerCount == 1 && !self.layer(0).pointee.isKeyframes {
             // The common case, one basic animation: its frames before its end take the lean
             // path; the loop below takes the rest, the end frame included.
             i = renderOnlyLayer(into: out, first: first, count: count)
@@ -205,9 +219,9 @@ public struct AnimatedParameter: @unchecked Sendable {
             var ended = false
             var k = 0
             while k < layerCount {
-                let offset = Int64(bitPattern: frame &- motion.pointee.layers[k].startFrame)
-                let end = motion.pointee.layers[k].totalFrames
-                sum += motion.pointee.layers[k].value(atOffset: offset < end ? offset : end, track: &motion.pointee.track) - motion.pointee.layers[k].target
+                let offset = Int64(bitPattern: frame &- self.layer(k).pointee.startFrame)
+                let end = self.layer(k).pointee.totalFrames
+                sum += self.layer(k).pointee.value(atOffset: offset < end ? offset : end, track: &motion.pointee.track) - self.layer(k).pointee.target
                 if offset >= end { ended = true }
                 k &+= 1
             }
@@ -232,7 +246,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// checks for an end that cannot come within these frames.
     @_noLocks @inline(__always)
     mutating func renderOnlyLayer(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int) -> Int {
-        var layer = motion.pointee.layers[0]
+        var layer = self.layer(0).pointee
         let start = Int64(bitPattern: first &- layer.startFrame)
         let passFrames = layer.passFrames
         guard start >= 0, passFrames > 0, start < layer.totalFrames else { return 0 }
@@ -265,7 +279,7 @@ public struct AnimatedParameter: @unchecked Sendable {
             }
             i &+= 1
         }
-        motion.pointee.layers[0].state = layer.state
+        self.layer(0).pointee.state = layer.state
         return frames
     }
 
@@ -279,7 +293,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     func linearSpan(first: UInt64, count: Int) -> LinearSpan? {
         if layerCount == 0 { return LinearSpan(resting: value) }
         guard layerCount == 1, count > 0 else { return nil }
-        let layer = motion.pointee.layers[0]
+        let layer = self.layer(0).pointee
         guard !layer.isKeyframes, !layer.autoreverses, case .linear = layer.curve, case .linear = layer.domain else { return nil }
         let start = Int64(bitPattern: first &- layer.startFrame)
         let passFrames = layer.passFrames
@@ -316,7 +330,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// general loop keeps its own code. Writes `frames` frames from position `within` of the pass.
     @_noLocks @inline(never)
     mutating func renderLinearRamp(into out: UnsafeMutablePointer<Double>, frames: Int, within start: Int64, passFrames: Int64) -> Int {
-        let layer = motion.pointee.layers[0]
+        let layer = self.layer(0).pointee
         let base = target
         var within = start
         var i = 0
@@ -364,7 +378,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     mutating func removeEndedLayers(atFrame frame: UInt64, reporter: Reporter) {
         var k = 0
         while k < layerCount {
-            var layer = motion.pointee.layers[k]
+            var layer = self.layer(k).pointee
             if Int64(bitPattern: frame &- layer.startFrame) >= layer.totalFrames {
                 if !layer.endsOnTarget {
                     // It rests where it ended: its final offset moves into the target, so
@@ -375,7 +389,7 @@ public struct AnimatedParameter: @unchecked Sendable {
                 }
                 var j = k
                 while j &+ 1 < layerCount {
-                    motion.pointee.layers[j] = motion.pointee.layers[j &+ 1]
+                    self.layer(j).pointee = self.layer(j &+ 1).pointee
                     j &+= 1
                 }
                 layerCount &-= 1
@@ -390,7 +404,8 @@ public struct AnimatedParameter: @unchecked Sendable {
 /// A parameter's animations in flight: up to `AnimatedParameter.maxLayers` layers and the
 /// keyframe track of a keyframe animation. Only layers below the parameter's `layerCount` and
 /// the track of a keyframe layer are meaningful; the rest may be uninitialised memory (both
-/// types are bitwise-copyable, so writing over it is fine).
+/// types are bitwise-copyable, so writing over it is fine). A parameter given a `firstLayer`
+/// of its own leaves `layers[0]` unused.
 public struct ParameterMotion: Sendable, BitwiseCopyable {
     @usableFromInline var layers: InlineArray<8, Animation>
     @usableFromInline var track: KeyframeTrack

@@ -8,7 +8,7 @@ extension Renderer {
         for p in parameterIDs {
             let parameter = params[p.index]
             for k in 0..<parameter.layerCount {
-                let layer = parameter.motion.pointee.layers[k]
+                let layer = parameter.layer(k).pointee
                 ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag, hasTag: layer.hasTag))
             }
         }

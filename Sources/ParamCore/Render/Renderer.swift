@@ -86,6 +86,9 @@ public struct Renderer: @unchecked Sendable {
     /// Each slot's layers and keyframe track (`AnimatedParameter.motion`), 3.6 KB a slot,
     /// touched only while its parameter moves.
     @usableFromInline let motions: UnsafeMutablePointer<ParameterMotion>
+    /// Each slot's first layer (`AnimatedParameter.firstLayer`), in a row from a page boundary:
+    /// the five of the signal path ramping read 2.4 KB of one page.
+    @usableFromInline let firstLayers: UnsafeMutablePointer<Animation>
     /// What each slot drives beyond the signal path: its CV port's scaling.
     @usableFromInline let outputs: UnsafeMutablePointer<ParameterOutput>
     /// How many slots have a CV port (`outputs[k].scale != 0`): with none, a period reads
@@ -165,6 +168,8 @@ public struct Renderer: @unchecked Sendable {
         snapshot = AtomicCells(count: 2 * capacity)
         params = HotMemory.allocate(AnimatedParameter.self, capacity: capacity)
         motions = .allocate(capacity: capacity)
+        firstLayers = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Animation>.stride * capacity, alignment: 4096)
+            .bindMemory(to: Animation.self, capacity: capacity)
         outputs = .allocate(capacity: capacity)
         outputs.initialize(repeating: ParameterOutput(), count: capacity)
         scratch = .allocate(capacity: (ParameterID.builtInCount + 1) * Self.chunkFrames)
@@ -173,7 +178,8 @@ public struct Renderer: @unchecked Sendable {
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
-            (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index))
+            (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index,
+                                                                firstLayer: firstLayers + p.index))
             setOutput(p.index, ParameterOutput(spec))
             if !p.isBuiltIn {
                 declared[declaredCount] = p
@@ -195,6 +201,7 @@ public struct Renderer: @unchecked Sendable {
         schedule.deallocate()
         HotMemory.deallocate(params)
         motions.deallocate()
+        firstLayers.deallocate()
         outputs.deallocate()
         HotMemory.deallocate(declared)
     }
@@ -601,7 +608,7 @@ public struct Renderer: @unchecked Sendable {
             declaredCount &+= 1
         }
         (params + p.index).initialize(to: AnimatedParameter(id: p, minimum: setup.minimum, maximum: setup.maximum, value: value,
-                                                                motion: motions + p.index))
+                                                                motion: motions + p.index, firstLayer: firstLayers + p.index))
         params[p.index].restore(serial: serial)  // the control side keeps it too (local targets match on it)
         setOutput(p.index, setup.output)
         snapshot.storeDouble(2 * p.index, params[p.index].value)
