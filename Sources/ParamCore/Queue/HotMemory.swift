@@ -20,7 +20,9 @@ import Synchronization
 /// given. Each block starts on its own cache line, so two blocks written by different threads
 /// never share one. A block given back frees its lines for the next (a JACK reconnection
 /// allocates the same blocks again); a block of more than 4 KiB, or one that finds no room,
-/// comes from the heap as before.
+/// comes from the heap as before. Where blocks land can be chosen: inside `placing` they
+/// follow one another in the order allocated (so one page can hold all that a period touches,
+/// docs/PERFORMANCE.md, "Eleventh session"), inside `outside` they come from the heap.
 public enum HotMemory {
     /// 32 KiB: a JACK client's blocks take 8 KiB (`placing`), and a reconnection claims a
     /// new run while the lost client's renderer is still parked in its own.

@@ -201,7 +201,7 @@ public struct Renderer: @unchecked Sendable {
         schedule.deallocate()
         HotMemory.deallocate(params)
         motions.deallocate()
-        firstLayers.deallocate()
+        UnsafeMutableRawPointer(firstLayers).deallocate()  // allocated raw, page-aligned
         outputs.deallocate()
         HotMemory.deallocate(declared)
     }
