@@ -415,6 +415,42 @@ struct MIDITests {
         #expect(moving.count >= 30 && moving.count <= 62, "a second of movement at up to 60 a second: \(moving.count)")
         #expect(log.received.allSatisfy { $0.frame < inputFrame }, "nothing sent back after CC 7 = 100 came in: not the value, nor the move to it")
     }
+
+    /// midi_out is written only while something is connected to it (docs/ARCHITECTURE.md,
+    /// "Ports nobody is connected to"), connections counted from JACK's notifications: with two
+    /// recorders on it, one leaving does not stop what the other receives; with none left,
+    /// nothing is sent into the void, so a recorder connected later receives the value set
+    /// meanwhile, once.
+    @Test func feedbackFollowsMidiOutsConnections() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("midi-feedback-links")
+        try home.writeConfig("""
+            [[midi]]
+            param = "volume"
+            cc = 7
+            channel = 1
+            feedback = true
+            """)
+        let paramd = try await ParamdProcess.start(server: server, name: "pd-links", environment: home.environment)
+        let first = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
+        let second = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await first.stop()  // one of the two connections goes
+        try await Task.sleep(for: .milliseconds(300))
+        try await oscsend(paramd.port, "/volume", "ff", "0.25", "0")
+        try await Task.sleep(for: .milliseconds(300))
+        let kept = try await second.stop()  // and the other: none left
+        try await Task.sleep(for: .milliseconds(300))
+        try await oscsend(paramd.port, "/volume", "ff", "0.75", "0")
+        try await Task.sleep(for: .milliseconds(300))
+        let later = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
+        try await Task.sleep(for: .milliseconds(400))
+        let resumed = try await later.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        TestLog.write("feedback with one of two recorders left: \(kept.received.map(\.bytes)); connected after the move: \(resumed.received.map(\.bytes))")
+        #expect(kept.received.last?.bytes == [0xB0, 7, 32], "round(0.25 · 127) = 32 reaches the recorder still connected")
+        #expect(resumed.received.map(\.bytes) == [[0xB0, 7, 95]], "round(0.75 · 127) = 95, set while nothing was connected, arrives once")
+    }
 }
 
 /// The frames a test's MIDI sender sent on, handed from its recording closure to its measure.
