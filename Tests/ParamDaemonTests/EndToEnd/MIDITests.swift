@@ -377,15 +377,7 @@ struct MIDITests {
 
     @Test func feedbackIsRateLimitedEndsOnTheValueAndNeverEchoes() async throws {
         let server = try JackServer.required()
-        let home = TestHome("midi-feedback")
-        try home.writeConfig("""
-            [[midi]]
-            param = "volume"
-            cc = 7
-            channel = 1
-            feedback = true
-            """)
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-fb", environment: home.environment)
+        let paramd = try await Self.startWithVolumeFeedback(server, name: "pd-fb")
         let recorder = try await JackTool.midi(server: server, record: ["pd-fb:midi_out"])
         let client = try OSCClient(port: paramd.port)
         try await Task.sleep(for: .milliseconds(200))
@@ -416,14 +408,9 @@ struct MIDITests {
         #expect(log.received.allSatisfy { $0.frame < inputFrame }, "nothing sent back after CC 7 = 100 came in: not the value, nor the move to it")
     }
 
-    /// midi_out is written only while something is connected to it (docs/ARCHITECTURE.md,
-    /// "Ports nobody is connected to"), connections counted from JACK's notifications: with two
-    /// recorders on it, one leaving does not stop what the other receives; with none left,
-    /// nothing is sent into the void, so a recorder connected later receives the value set
-    /// meanwhile, once.
-    @Test func feedbackFollowsMidiOutsConnections() async throws {
-        let server = try JackServer.required()
-        let home = TestHome("midi-feedback-links")
+    /// paramd with `volume` on CC 7, channel 1, with feedback (its home named after it).
+    static func startWithVolumeFeedback(_ server: JackServer, name: String) async throws -> ParamdProcess {
+        let home = TestHome(name)
         try home.writeConfig("""
             [[midi]]
             param = "volume"
@@ -431,7 +418,17 @@ struct MIDITests {
             channel = 1
             feedback = true
             """)
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-links", environment: home.environment)
+        return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
+    }
+
+    /// midi_out is written only while something is connected to it (docs/ARCHITECTURE.md,
+    /// "Ports nobody is connected to"), connections counted from JACK's notifications: with two
+    /// recorders on it, one leaving does not stop what the other receives; with none left,
+    /// nothing is sent into the void, so a recorder connected later receives the value set
+    /// meanwhile, once.
+    @Test func feedbackFollowsMidiOutsConnections() async throws {
+        let server = try JackServer.required()
+        let paramd = try await Self.startWithVolumeFeedback(server, name: "pd-links")
         let first = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
         let second = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
         try await Task.sleep(for: .milliseconds(300))
