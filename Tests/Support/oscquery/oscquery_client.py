@@ -57,6 +57,15 @@ def main():
             print(json.dumps(result))
             return 0
         service = next((s for s in found if s.port == args.port), found[0])
+        # The browser hands over every address the host announced, loopback included, in no
+        # fixed order (zeroconf 0.154 put 127.0.0.1 first in about half the runs), and
+        # python-oscquery's client asks only the first. paramd listens on the address it was
+        # bound to: put that one first when the browser found it.
+        wanted = socket.inet_aton(args.host)
+        if wanted in service.addresses and service.addresses[0] != wanted:
+            service = ServiceInfo(service.type, service.name, port=service.port, server=service.server,
+                                  properties=service.properties,
+                                  addresses=[wanted] + [a for a in service.addresses if a != wanted])
     else:
         service = service_by_hand(args.host, args.port)
     client = OSCQueryClient(service)
