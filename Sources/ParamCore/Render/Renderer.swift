@@ -884,7 +884,7 @@ public struct Renderer: @unchecked Sendable {
         var i = 0
         while i < declaredCount {
             let k = declared[i].index
-            let port = cv != nil && outputs[k].scale != 0 ? cv.flatMap { $0[k] } : nil
+            let port = cv.flatMap { outputs[k].scale != 0 ? $0[k] : nil }
             if params[k].layerCount == 0 {
                 if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
             } else {

@@ -10,12 +10,11 @@ import ParamCore
 // JACK MIDI calls are the documented realtime-safe ones (`jack_midi_event_get`,
 // `jack_midi_clear_buffer`, `jack_midi_event_write`).
 
-/// Realtime-safe. Takes a newly published mapping table and feeds every event of this period to
-/// the engine. Wakes the control thread (one non-blocking eventfd write at most) when a learn
-/// waits and a controller moved.
+/// Realtime-safe. Feeds every event of this period to the engine (after its `beginPeriod`).
+/// Wakes the control thread (one non-blocking eventfd write at most) when a learn waits and a
+/// controller moved.
 @_noLocks
 func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, controlWake: Int32) {
-    midi.beginPeriod()
     guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
     let count = _unsafePerformance { jack_midi_get_event_count(buffer) }
     var event = jack_midi_event_t()
@@ -37,8 +36,7 @@ func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, 
 @_noLocks
 func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, snapshot: AtomicCells,
                endFrame: UInt64, sampleRate: Double) {
-    guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
-    _unsafePerformance { jack_midi_clear_buffer(buffer) }
+    guard let buffer = clearMIDI(port: port, nframes: nframes) else { return }
     guard nframes > 0 else { return }
     let rate = sampleRate > 0 && sampleRate < 10_000_000 ? Int(sampleRate) : 48000
     if midi.mappingCount > 0 { midi.feedback(snapshot: snapshot, frame: endFrame &- 1, sampleRate: rate) }
@@ -52,9 +50,11 @@ func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t,
     }
 }
 
-/// Realtime-safe. Empties midi_out (once it has no connection left: see `midiOutDirty`).
-@_noLocks
-func clearMIDI(port: OpaquePointer, nframes: jack_nframes_t) {
-    guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
+/// Realtime-safe. Empties midi_out's buffer for this period and returns it (`writeMIDI`, and
+/// once more after its last connection went: see `midiOutDirty`).
+@_noLocks @inline(__always) @discardableResult
+func clearMIDI(port: OpaquePointer, nframes: jack_nframes_t) -> UnsafeMutableRawPointer? {
+    guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return nil }
     _unsafePerformance { jack_midi_clear_buffer(buffer) }
+    return buffer
 }

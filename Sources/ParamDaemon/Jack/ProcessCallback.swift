@@ -95,10 +95,9 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     }
     let midi = context.pointee.midi
     let midiLinks = context.pointee.midiLinks
+    midi.beginPeriod()  // a new mapping table is taken whether or not midi_in is connected
     if midiLinks.load(0) != 0 {
         readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
-    } else {
-        midi.beginPeriod()  // nothing can arrive; a new mapping table is still taken
     }
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
