@@ -233,7 +233,15 @@ struct OSCDecoder {
         let nul = try terminator(from: start, end: end)
         let next = try paddingEnd(stringStart: start, terminator: nul, end: end)
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<nul])
-        let text: String? = utf8.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+        let text: String? = utf8.withMemoryRebound(to: UInt8.self) { units in
+            // Addresses, type names and options are ASCII: all of it is valid UTF-8 as it is,
+            // and `String(decoding:)` copies it without the generic validating path (which
+            // looked up type metadata at run time: a sixth of the control thread's work per
+            // message, docs/PERFORMANCE.md, "Twelfth session").
+            var high: UInt8 = 0
+            for unit in units { high |= unit }
+            return high < 0x80 ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
+        }
         guard let text else { throw .invalidUTF8(offset: start) }
         return (text, next)
     }
