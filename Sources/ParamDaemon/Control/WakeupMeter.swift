@@ -78,24 +78,26 @@ struct WakeupMeter {
     /// `voluntary_ctxt_switches` from an open `/proc/.../status`, read from its start.
     static func voluntarySwitches(statusFile fd: Int32) -> Int? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer -> Int? in
+            // The kernel formats the whole file for every read, so it is read once: a short
+            // read is its end (the file is about 1.4 KB; read on only if it filled the buffer).
             var used = 0
             while used < buffer.count {
                 let n = pread(fd, buffer.baseAddress! + used, buffer.count - used, off_t(used))
                 if n <= 0 { break }
                 used += n
+                if used < buffer.count { break }
             }
-            let key = Array("\nvoluntary_ctxt_switches:".utf8)
-            var i = 0
-            while i + key.count <= used {
-                var k = 0
-                while k < key.count && buffer[i + k] == key[k] { k += 1 }
-                if k == key.count {
-                    var j = i + k, value = 0
+            // The line is the second last: looked for from the end.
+            let key = "\nvoluntary_ctxt_switches:".utf8
+            var i = used - key.count
+            while i >= 0 {
+                if buffer[i] == 0x0A, key.elementsEqual(buffer[i ..< i + key.count]) {
+                    var j = i + key.count, value = 0
                     while j < used && (buffer[j] == 0x20 || buffer[j] == 0x09) { j += 1 }
                     while j < used, buffer[j] >= 0x30, buffer[j] <= 0x39 { value = value * 10 + Int(buffer[j] - 0x30); j += 1 }
                     return value
                 }
-                i += 1
+                i -= 1
             }
             return nil
         }
