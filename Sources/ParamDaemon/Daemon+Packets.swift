@@ -20,7 +20,16 @@ extension Daemon {
         // messages of a bundle start on the same frame.
         adoptTargetUpdates()
         var transaction: [TimedCommand] = []
-        let saved = controller
+        // The model is put back if the audio side cannot take the packet. A copy of it (two
+        // array copies as soon as it changes) is kept only when that may happen: a message
+        // makes at most one command per parameter (one keyframe track at most), so a packet of
+        // n messages surely fits while the ring and the schedule have room for n times that
+        // many and n keyframe slots are free (the audio thread only ever frees room meanwhile).
+        let messages = messageCount(packet)
+        let bound = messages * ParameterRegistry.capacity
+        let waitingBefore = audio.commands.count + Int(audio.counter(.scheduled))
+        let saved: Controller? = audio.commands.hasRoom(for: bound, keyframes: messages)
+            && waitingBefore + bound <= Renderer.scheduleCapacity ? nil : controller
         handle(packet, start: .immediately, replyingTo: channel, into: &transaction)
         guard !transaction.isEmpty else { return }
         // A time tag is placed with the JACK-to-system clock offset: make it a fresh one.
@@ -33,10 +42,10 @@ extension Daemon {
         // the whole ring as possibly waiting errs on the safe side.)
         let waitingHere = transaction.filter { $0.delaySeconds > 0 || $0.start != .immediately }.count
         let waiting = audio.commands.count + Int(audio.counter(.scheduled))
-        let fits = waitingHere == 0 || waiting + waitingHere <= Renderer.scheduleCapacity
+        let fits = saved == nil || waitingHere == 0 || waiting + waitingHere <= Renderer.scheduleCapacity
         let pushed = fits && transaction.withUnsafeBufferPointer { audio.commands.push(all: $0) }
         if !pushed {
-            controller = saved
+            if let saved { controller = saved }  // always kept when this can happen
             dropped += transaction.count
             errors += 1
             let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
@@ -49,6 +58,13 @@ extension Daemon {
     /// their target) into the controller's model.
     func adoptTargetUpdates() {
         while let update = audio.updates.pop() { controller.apply(update) }
+    }
+
+    private func messageCount(_ packet: OSCPacket) -> Int {
+        switch packet {
+        case .message: 1
+        case .bundle(_, let elements): elements.reduce(0) { $0 + messageCount($1) }
+        }
     }
 
     private func firstAddress(_ packet: OSCPacket) -> String {
@@ -94,7 +110,7 @@ extension Daemon {
                 errors += 1
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
-            transaction += result.commands
+            if transaction.isEmpty { transaction = result.commands } else { transaction += result.commands }
         }
     }
 

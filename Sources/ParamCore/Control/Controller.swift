@@ -97,7 +97,9 @@ public struct Controller: Sendable {
     public mutating func handle(_ message: OSCMessage, route: Route, start: StartTime = .immediately,
                                 sounding: (ParameterID) -> Double) -> ControlResult {
         var result = ControlResult()
-        let saved = self
+        // Every case throws, if it does, before its first change to the model (`commit`,
+        // `defaults`, `a4` come last), so a refused message leaves nothing to undo: no copy of
+        // the model is kept (one cost two array copies a message, docs/PERFORMANCE.md).
         do throws(ControlError) {
             switch route.action {
             case .animate(let p):
@@ -149,7 +151,6 @@ public struct Controller: Sendable {
                 throw ControlError("not a parameter route")
             }
         } catch {
-            self = saved
             result.commands = []
             result.error = error.reason
             result.replies.append(OSCMessage("/error", [.string(message.address), .string(error.reason)]))

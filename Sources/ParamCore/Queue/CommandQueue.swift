@@ -63,6 +63,12 @@ public struct CommandQueue: @unchecked Sendable {
     /// Either side (a snapshot). Commands waiting in the ring.
     public var count: Int { ring.count }
 
+    /// Control thread. Whether `push(all:)` would take any `commands` commands of which at
+    /// most `keyframes` are keyframe tracks.
+    public func hasRoom(for commands: Int, keyframes: Int) -> Bool {
+        ring.capacity - ring.count >= commands && free.count >= keyframes
+    }
+
     /// Producer side. Pushes one command, or nothing when the ring or the keyframe store is full.
     public func push(_ command: TimedCommand) -> Bool {
         withUnsafePointer(to: command) { push(all: UnsafeBufferPointer(start: $0, count: 1)) }
@@ -76,27 +82,29 @@ public struct CommandQueue: @unchecked Sendable {
         guard ring.capacity - ring.count >= commands.count else { return false }
         let keyframes = commands.reduce(0) { n, c in if case .keyframes = c.command { n + 1 } else { n } }
         guard keyframes <= free.count else { return false }
-        var queued: [QueuedCommand] = []
-        queued.reserveCapacity(commands.count)
-        for c in commands {
-            let payload: QueuedCommand.Payload
-            switch c.command {
-            case .animate(let p, let spec):
-                payload = .animate(p, spec)
-            case .keyframes(let p, let spec):
-                let slot = free.pop()!  // counted above
-                slots[Int(slot)] = spec
-                payload = .keyframes(p, slot: slot)
-            case .stop(let p):
-                payload = .stop(p)
-            case .declare(let p, let setup):
-                payload = .declare(p, setup)
-            case .undeclare(let p):
-                payload = .undeclare(p)
+        // Built in place (on the stack for a few commands) rather than in an array: one
+        // allocation and a copy of each command fewer per packet.
+        let pushed = withUnsafeTemporaryAllocation(of: QueuedCommand.self, capacity: commands.count) { queued in
+            for (i, c) in commands.enumerated() {
+                let payload: QueuedCommand.Payload
+                switch c.command {
+                case .animate(let p, let spec):
+                    payload = .animate(p, spec)
+                case .keyframes(let p, let spec):
+                    let slot = free.pop()!  // counted above
+                    slots[Int(slot)] = spec
+                    payload = .keyframes(p, slot: slot)
+                case .stop(let p):
+                    payload = .stop(p)
+                case .declare(let p, let setup):
+                    payload = .declare(p, setup)
+                case .undeclare(let p):
+                    payload = .undeclare(p)
+                }
+                queued.initializeElement(at: i, to: QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial))
             }
-            queued.append(QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial))
+            return ring.push(all: UnsafeBufferPointer(queued))
         }
-        let pushed = queued.withUnsafeBufferPointer { ring.push(all: $0) }
         precondition(pushed, "the room was checked")
         return true
     }
