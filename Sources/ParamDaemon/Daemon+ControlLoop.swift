@@ -4,14 +4,22 @@ import ParamCore
 
 // The control thread's loop. It sleeps in `poll` on the OSC sockets, the signalfd and the
 // inbox until a packet, a signal or posted work arrives, or until the next duty is due:
-// the JACK-to-system clock measurement (once a second while connected), a retry (once a
-// second while the server is away), a state write, the systemd watchdog, a held-back log
-// line. Nothing else wakes it: an idle paramd with no watchdog wakes it once a second.
+// the JACK-to-system clock measurement (every 10 s while connected and nothing else wakes
+// it), a retry (once a second while the server is away), a state write, the systemd
+// watchdog, a held-back log line. Nothing else wakes it: an idle paramd with no watchdog
+// wakes it once every 10 s.
 
 extension Daemon {
-    /// How often the JACK-to-system clock offset is measured while connected (and before a
-    /// time-tagged packet, if the last measurement is older than a quarter second).
+    /// How often the JACK-to-system clock offset is measured while connected: once a second
+    /// while a command waits on the audio side (a time tag or a delay: its frame is placed
+    /// with the offset carried since the last measurement) and whenever the control thread is
+    /// awake anyway (a packet, the inbox) and the last one is a second old; otherwise every
+    /// `clockIdleInterval`, waking for it. Before a time-tagged packet too, if the last
+    /// measurement is older than a quarter second. (It woke every second for it: on this VM
+    /// each such wake cost about 80 µs, 8 % of an idle paramd's whole cost at 256 frames;
+    /// docs/PERFORMANCE.md, "Twelfth session".)
     static let clockMeasureInterval = 1.0
+    static let clockIdleInterval = 10.0
 
     /// The control thread's loop: OSC, signals, inbox and duties. Returns the exit status.
     func run() throws -> Int32 {
@@ -107,7 +115,10 @@ extension Daemon {
     /// packet, a signal or the inbox wakes it).
     func secondsToNextDuty(now: Double) -> Double? {
         var next = Double.infinity
-        if jack.isConnected { next = min(next, life.clockMeasuredAt + Self.clockMeasureInterval) }
+        if jack.isConnected {
+            let waiting = audio.commands.count > 0 || audio.counter(.scheduled) > 0
+            next = min(next, life.clockMeasuredAt + (waiting ? Self.clockMeasureInterval : Self.clockIdleInterval))
+        }
         if life.notifier?.watchdogInterval != nil { next = min(next, life.nextWatchdog) }
         if !jack.isConnected { next = min(next, life.nextRetry) }
         if life.goneSeenAt != nil { next = min(next, now + Lifecycle.libjackExitCheck) }

@@ -29,7 +29,13 @@ struct ClockStatusTests {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-clock")
         let client = try OSCClient(port: paramd.port)
-        try await Task.sleep(for: .milliseconds(3500))  // a few once-a-second offset measurements
+        // A few offset measurements: one at the connection, then one each time the control
+        // thread wakes a second or more after the last (it wakes for them on its own only
+        // every 10 s while nothing waits), here for a ping.
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await client.request("/ping", reply: "/pong") != nil)
+        }
         let before = try await Self.adjtimexByPython()
         let status = try #require(try await client.request("/status", reply: "/status"))
         let after = try await Self.adjtimexByPython()
