@@ -28,6 +28,17 @@ with gcc -O2), then for each JACK period size (64 and 256 frames at 48 kHz):
 4. prints the medians over the windows, paramd/cfloor as the geometric mean of the windows'
    own ratios, the goals and whether they are met, and (--json) writes everything.
 
+Where they run (--pin, the default on two or more CPUs): each client and its JACK server are
+pinned to one CPU (`taskset`), the two pairs to different CPUs, swapping CPUs every round. Left
+to the scheduler, a client's process thread and its server's thread often sit on different
+CPUs, and each period's wake-up then crosses CPUs: on this VM that costs more than the
+period's work (both clients used about 0.6 % of a core at 64 frames, ramping, instead of
+0.35 % pinned), and where the scheduler puts each side changes from start to start. Unpinned,
+single windows of paramd against cfloor ranged from 0.46 to 1.88, and cfloor against a copy of
+itself gave window quartiles of 0.79–1.33 over 16 starts; pinned, paramd against cfloor gave
+1.02–1.14 (docs/PERFORMANCE.md, "Twelfth session"). --no-pin measures the scheduler's
+placement instead.
+
 Why rounds: on this VM one start of a process costs up to 1.4× another start of the same
 binary, and keeps that bias for its life (an A/A of one build against itself: 0.82 to 1.45 by
 start, within ±0.1 inside one). A single start of each measures that draw, not the build, so
@@ -160,12 +171,12 @@ def ping(port, timeout=10):
 
 
 class JackServer:
-    def __init__(self, name, period, workdir):
+    def __init__(self, name, period, workdir, cpu=None):
         self.name = name
         self.log_path = os.path.join(workdir, f"{name}.log")
         self.env = dict(os.environ, JACK_NO_AUDIO_RESERVATION="1", JACK_NO_START_SERVER="1")
         self.process = subprocess.Popen(
-            ["jackd", "-n", name, "-R", "-d", "dummy", "-r", str(SAMPLE_RATE), "-p", str(period)],
+            pinned(cpu) + ["jackd", "-n", name, "-R", "-d", "dummy", "-r", str(SAMPLE_RATE), "-p", str(period)],
             stdin=subprocess.DEVNULL, stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT, env=self.env)
         subprocess.run(["jack_wait", "-s", name, "-w", "-t", "10"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
@@ -190,7 +201,12 @@ class JackServer:
         stop(self.process, f"jackd {self.name}")
 
 
-def start_client(kind, flavour, binary, server, port, workdir, round_):
+def pinned(cpu):
+    """The command prefix that keeps a process (and the threads it starts) on one CPU."""
+    return [] if cpu is None else ["taskset", "-c", str(cpu)]
+
+
+def start_client(kind, flavour, binary, server, port, workdir, round_, cpu=None):
     log_path = os.path.join(workdir, f"{kind}-{round_ + 1}.log")
     home = os.path.join(workdir, f"{kind}-{round_ + 1}")
     env = dict(os.environ, JACK_NO_START_SERVER="1", XDG_CONFIG_HOME=os.path.join(home, "config"),
@@ -199,7 +215,7 @@ def start_client(kind, flavour, binary, server, port, workdir, round_):
         argv = [binary, "--server", server, "--name", "paramd-bench", "--port", str(port), "--http-port", "0", "--no-state"]
     else:
         argv = [binary, "-s", server, "-n", "cfloor", "-p", str(port)]
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=open(log_path, "w"),
+    process = subprocess.Popen(pinned(cpu) + argv, stdin=subprocess.DEVNULL, stdout=open(log_path, "w"),
                                stderr=subprocess.STDOUT, env=env)
 
     def ready():
@@ -386,13 +402,16 @@ def run_round(period, round_, windows, wanted, runs, args, binaries, flavours, w
     order = ("paramd", "cfloor") if round_ % 2 == 0 else ("cfloor", "paramd")
     try:
         ports = {}
-        for kind in order:
-            servers[kind] = JackServer(f"{tag}-{kind}", period, workdir)
+        for i, kind in enumerate(order):
+            # The side started first takes CPU 0; which side that is alternates by round.
+            cpu = i if args.pin else None
+            servers[kind] = JackServer(f"{tag}-{kind}", period, workdir, cpu)
             ports[kind] = free_port()
             clients[kind] = start_client(kind, flavours[kind], binaries[kind], servers[kind].name, ports[kind],
-                                         workdir, round_)
+                                         workdir, round_, cpu)
+        placement = f"; {order[0]} and its server on CPU 0, {order[1]} on CPU 1" if args.pin else ""
         print(f"\n{period} frames, round {round_ + 1}: paramd pid {clients['paramd'].pid}, "
-              f"cfloor pid {clients['cfloor'].pid} ({order[0]} started first)", flush=True)
+              f"cfloor pid {clients['cfloor'].pid} ({order[0]} started first{placement})", flush=True)
 
         for scenario in wanted:
             if scenario in ("ramping", "subscribers") and driver is None:
@@ -495,6 +514,8 @@ def report(results, args):
     say(f"Process cost against a C floor: median of {args.repeats} × {args.seconds:g} s windows "
         f"(warm-up {args.warmup:g} s) over {min(args.rounds, args.repeats)} starts of both, {SAMPLE_RATE} Hz; "
         "paramd/cfloor: geometric mean of the windows' own ratios")
+    say("placement: " + ("each client and its server pinned to a CPU of their own, swapped every round"
+                         if args.pin else "left to the scheduler (--no-pin)"))
     say("CPU: % of one core from per-thread schedstat ns (stat: utime+stime in clock ticks); "
         "RssAnon: largest of the windows; xruns: summed over the windows")
     say("")
@@ -615,6 +636,9 @@ def main():
     parser.add_argument("--baseline", metavar="PARAMD",
                         help="another paramd build in cfloor's place (an A/B of two builds, driven alike; "
                              "the 'cfloor' columns are then this build, and the goals are not judged)")
+    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=(os.cpu_count() or 1) >= 2,
+                        help="pin each client and its server to a CPU of their own, swapped every round "
+                             "(default on two or more CPUs; --no-pin leaves placement to the scheduler)")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.repeats, args.warmup, args.rounds = 5, 1, 1, 1
@@ -643,7 +667,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"command": " ".join(sys.argv), "binaries": binaries, "machine": machine,
-                       "settings": {"seconds": args.seconds, "warmup": args.warmup, "repeats": args.repeats,
+                       "settings": {"pinned": args.pin, "seconds": args.seconds, "warmup": args.warmup, "repeats": args.repeats,
                                     "sample_rate": SAMPLE_RATE, "ramps": RAMPS, "ramp_seconds": RAMP_SECONDS,
                                     "subscribers": SUBSCRIBERS, "subscriber_rate": SUBSCRIBER_RATE},
                        "results": results, "goals": goals, "logs": workroot}, f, indent=2)
