@@ -801,10 +801,9 @@ public struct Renderer: @unchecked Sendable {
     /// Realtime-safe. `renderChunk` when a tone sounds, every parameter of the signal path
     /// rests or follows a plain linear ramp through the whole chunk (`AnimatedParameter
     /// .linearSpan`), both inputs have buffers and nothing is declared: the ramps are evaluated
-    /// from their `LinearSpan`s, 16 frames at a time, into the first lines of scratch, and the
-    /// layers are not walked per chunk (docs/PERFORMANCE.md, "Linear ramps in the mixing loop",
-    /// and "Twelfth session"). The same arithmetic as the general loop below, so the same bits
-    /// (`LeanPathTests` compares the two).
+    /// in the mixing loop itself, not written to scratch and read back, and the layers are not
+    /// walked per chunk (docs/PERFORMANCE.md, "Linear ramps in the mixing loop"). The same
+    /// arithmetic as the general loop below, so the same bits (`LeanPathTests` compares the two).
     @_noLocks
     mutating func renderFused(count: Int, volume sv: LinearSpan, tone st: LinearSpan, frequency sf: LinearSpan,
                               pan sp: LinearSpan, input si: LinearSpan,
@@ -817,43 +816,18 @@ public struct Renderer: @unchecked Sendable {
         if !panMoves { (left, right) = Math.cosSin((params[3].value + 1) * Double.pi / 4) }
         var ph = phase
         var k = 0.0
-        // The ramps a block of frames ahead, then the mixing loop over the block. A value is six
-        // dependent operations; evaluated between the libm calls, they sat on the frame's
-        // critical path (the frequency's before the phase and `sin`, the pan's before
-        // `sincos`), while a block's are independent of one another and overlap (measured:
-        // 1.21× cfloor's callback at 256 frames before, 1.16× after). Same operations on the
-        // same operands: the same bits. 16 frames: 10 lines of scratch, as fast as 64.
-        let block = 16
-        let fb = scratch, tb = scratch + block, pb = scratch + 2 * block, vb = scratch + 3 * block, gb = scratch + 4 * block
-        var i = 0
-        while i < count {
-            let n = min(block, count &- i)
-            var j = 0
-            while j < n {
-                let kj = k + Double(j)
-                fb[j] = sf.value(at: kj)
-                tb[j] = st.value(at: kj)
-                pb[j] = sp.value(at: kj)
-                vb[j] = sv.value(at: kj)
-                gb[j] = si.value(at: kj)
-                j &+= 1
+        for i in 0..<count {
+            ph += radiansPerHz * sf.value(at: k)
+            if ph >= twoPi { ph -= twoPi }
+            let t = Math.sin(ph) * st.value(at: k)
+            if panMoves {
+                (left, right) = Math.cosSin((sp.value(at: k) + 1) * Double.pi / 4)
             }
-            j = 0
-            while j < n {
-                ph += radiansPerHz * fb[j]
-                if ph >= twoPi { ph -= twoPi }
-                let t = Math.sin(ph) * tb[j]
-                if panMoves {
-                    (left, right) = Math.cosSin((pb[j] + 1) * Double.pi / 4)
-                }
-                let v = vb[j]
-                let g = gb[j]
-                out1[i &+ j] = Float(v * (t * left + Double(in1[i &+ j]) * g))
-                out2[i &+ j] = Float(v * (t * right + Double(in2[i &+ j]) * g))
-                j &+= 1
-            }
-            k += Double(n)
-            i &+= n
+            let v = sv.value(at: k)
+            let g = si.value(at: k)
+            out1[i] = Float(v * (t * left + Double(in1[i]) * g))
+            out2[i] = Float(v * (t * right + Double(in2[i]) * g))
+            k += 1
         }
         phase = ph
         fusedChunks &+= 1
