@@ -26,8 +26,9 @@ struct KernelClock: Equatable, Sendable {
 
 /// Watches the JACK-to-system clock offset the control loop measures (while connected: once a
 /// second while a command waits or the control thread is awake anyway, every 10 s otherwise,
-/// and before a time-tagged packet when the last measurement is older than a quarter second): how much it wanders is how far a tag's frame can be off on this machine,
-/// apart from the kernel clock's own error. Control thread.
+/// and before a time-tagged packet when the last measurement is older than a quarter second):
+/// how much it wanders is how far a tag's frame can be off on this machine, apart from the
+/// kernel clock's own error. Control thread.
 ///
 /// `jitterMicros` is the RMS of the last `capacity` measurements about their least-squares
 /// line over time (ClockOffsetTrend): a constant offset and a steady drift (JACK's clock and
