@@ -18,7 +18,7 @@ into the JACK thread and back, the same for any client and on this VM far noisie
 callback itself; the callback's own cost is what paramd's code decides. A round's median is
 over thousands of periods, so two rounds of the same builds agree within a few per cent.
 """
-import argparse, importlib.util, os, signal, statistics, subprocess, sys, tempfile, time
+import argparse, importlib.util, os, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLE_RATE = 48000
@@ -108,12 +108,7 @@ def main():
             if driver:
                 driver.stop()
             for p in reversed(procs):
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+                bench.stop(p, f"pid {p.pid}", timeout=10)  # SIGTERM, SIGKILL only if stuck
         reports = {side: read_report(outs[side]) for side in cpus}
         for side, r in reports.items():
             if r["n"] < count:
