@@ -79,9 +79,8 @@ public struct CommandQueue: @unchecked Sendable {
     /// is the only producer of the ring and the only consumer of `free` — so nothing is half
     /// pushed.
     public func push(all commands: UnsafeBufferPointer<TimedCommand>) -> Bool {
-        guard ring.capacity - ring.count >= commands.count else { return false }
         let keyframes = commands.reduce(0) { n, c in if case .keyframes = c.command { n + 1 } else { n } }
-        guard keyframes <= free.count else { return false }
+        guard hasRoom(for: commands.count, keyframes: keyframes) else { return false }
         // Built in place (on the stack for a few commands) rather than in an array: one
         // allocation and a copy of each command fewer per packet.
         let pushed = withUnsafeTemporaryAllocation(of: QueuedCommand.self, capacity: commands.count) { queued in
