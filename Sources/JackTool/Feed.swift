@@ -8,6 +8,10 @@ struct FeedState {
     var value: Float
     /// Where the misbehaving callback keeps its last allocation, so it cannot be optimised away.
     var scratch: UnsafeMutableRawPointer?
+    /// For the misbehaving callback: memory mapped and never touched, of which it writes one new
+    /// page a period (a first-touch page fault each time, for the fault counter to catch).
+    var untouched: UnsafeMutableRawPointer? = nil
+    var untouchedPages: Int = 0
     /// For `--overrun-every`: overrun one period in this many (0: never), and periods so far.
     var overrunEvery: Int = 0
     var periods: Int = 0
@@ -34,7 +38,8 @@ func feedProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> 
 }
 
 /// The negative control for the allocation counter: feeds like `feedProcess` and also allocates
-/// and frees memory every period. Deliberately NOT realtime-safe.
+/// and frees memory every period, and writes a page of memory nobody touched before (a page
+/// fault). Deliberately NOT realtime-safe.
 func feedProcessMisbehaving(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
     guard let arg else { return 0 }
     let state = arg.assumingMemoryBound(to: FeedState.self)
@@ -47,6 +52,10 @@ func feedProcessMisbehaving(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPo
     // And a Swift heap allocation, the kind a careless callback makes (too long for a small string).
     let text = String(repeating: "x", count: 32) + String(nframes)
     if text.utf8.count == 0 { state.pointee.value = 0 }
+    if let untouched = state.pointee.untouched, state.pointee.periods < state.pointee.untouchedPages {
+        untouched.storeBytes(of: 1, toByteOffset: state.pointee.periods * 4096, as: UInt8.self)
+    }
+    state.pointee.periods += 1
     return feedProcess(nframes, arg)
 }
 
@@ -83,6 +92,14 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
     state.initialize(to: FeedState(ports: ports, portCount: targets.count, value: value, scratch: nil,
                                    overrunEvery: overrunEvery, sampleRate: client.sampleRate))
 
+    if misbehave {
+        let pages = 16384  // 64 MiB of address space, none of it touched: a new page each period for 5 minutes at 256 frames
+        let mapped = mmap(nil, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        if let mapped, mapped != MAP_FAILED {
+            state.pointee.untouched = mapped
+            state.pointee.untouchedPages = pages
+        }
+    }
     let callback: JackProcessCallback = misbehave ? feedProcessMisbehaving : overrunEvery > 0 ? feedProcessOverrunning : feedProcess
     jack_set_process_callback(client.handle, callback, state)
     jack_on_shutdown(client.handle, onShutdown, nil)
@@ -96,6 +113,7 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
 
     let reason = Signals.wait()
     client.close()  // the callback has stopped when this returns; state may go
+    if let untouched = state.pointee.untouched { munmap(untouched, state.pointee.untouchedPages * 4096) }
     state.deinitialize(count: 1)
     state.deallocate()
     ports.deallocate()

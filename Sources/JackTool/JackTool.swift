@@ -26,7 +26,7 @@ extension JackTool {
         @OptionGroup var options: ServerOptions
         @Option(help: "JACK client name.") var name = "feeder"
         @Option(parsing: .unconditional, help: "The constant sample value (may be negative).") var value: Float
-        @Flag(help: "Allocate and free memory in the process callback (a negative control for the allocation counter).")
+        @Flag(help: "Allocate and free memory, and touch a new page, in the process callback (a negative control for the allocation and fault counter).")
         var misbehaveAllocate = false
         @Option(help: "Overrun one period in N (spin for 1.5 periods), so the server reports xruns.")
         var overrunEvery: Int = 0

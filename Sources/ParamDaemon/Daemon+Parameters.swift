@@ -63,6 +63,7 @@ extension Daemon {
                 do { try jack.addCVPort(p, spec) } catch { portProblems.append("\(error)") }
             }
             let value = added.contains(p) ? spec.initial : audio.sounding(p)
+            audio.makeResident(p)
             commands.append(TimedCommand(.declare(p, SlotSetup(spec, value: value))))
         }
         for (p, _) in removed { commands.append(TimedCommand(.undeclare(p))) }

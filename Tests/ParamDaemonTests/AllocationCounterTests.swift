@@ -30,6 +30,7 @@ struct AllocationCounterTests {
         #expect(report.processCalls > 100)
         #expect(report.allocations == 0)
         #expect(report.frees == 0)
+        #expect(report.faults <= 8, "first touches of the callback's code and stack only")
     }
 
     @Test func anAllocatingCallbackIsCaught() async throws {
@@ -37,6 +38,7 @@ struct AllocationCounterTests {
         #expect(report.processCalls > 100)
         #expect(report.allocations >= report.processCalls, "at least one allocation per period")
         #expect(report.frees >= report.processCalls)
+        #expect(report.faults >= report.processCalls, "a new page touched every period")
     }
 
     @Test func theRecorderMakesNoAllocationInItsCallback() async throws {
@@ -55,8 +57,9 @@ struct AllocationCounterTests {
     }
 
     @Test func reportLinesParse() {
-        #expect(AllocationReport(parsing: "process_calls=12 allocations=3 frees=4\n")
-            == AllocationReport(processCalls: 12, allocations: 3, frees: 4))
+        #expect(AllocationReport(parsing: "process_calls=12 allocations=3 frees=4 faults=5\n")
+            == AllocationReport(processCalls: 12, allocations: 3, frees: 4, faults: 5))
+        #expect(AllocationReport(parsing: "process_calls=12 allocations=3 frees=4\n") == nil, "a shim that counts no faults")
         #expect(AllocationReport(parsing: "nonsense") == nil)
     }
 }

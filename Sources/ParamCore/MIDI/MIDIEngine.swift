@@ -124,13 +124,13 @@ public struct MIDIEngine: @unchecked Sendable {
 
     /// Control thread, once.
     public init() {
-        slots = .allocate(capacity: Self.capacity)
-        spare = .allocate(capacity: Self.capacity)
+        slots = Resident.allocate(Slot.self, capacity: Self.capacity)
+        spare = Resident.allocate(Slot.self, capacity: Self.capacity)
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: Channel(), count: 16)
         counts = HotMemory.allocate(Counts.self, capacity: 1)
         counts.initialize(to: Counts())
-        local = .allocate(capacity: Self.localCapacity)
+        local = Resident.allocate(LocalAnimation.self, capacity: Self.localCapacity)
         out = .allocate(capacity: Self.outCapacity * 3)
         out.initialize(repeating: 0, count: Self.outCapacity * 3)
         mailbox = HotMemory.allocate(Atomic<UInt>.self, capacity: 2)

@@ -15,11 +15,14 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 
     @usableFromInline static var cacheLine: Int { 64 }
 
-    /// Control thread. `capacity` is rounded up to a power of two.
+    /// Control thread. `capacity` is rounded up to a power of two. The storage is made resident
+    /// now (`Resident`): a ring the audio thread fills then never faults on it, and one the
+    /// control side fills does not fault page by page as it first wraps (it is all resident
+    /// after the first `capacity` entries anyway).
     public init(capacity: Int) {
         var size = 1
         while size < max(capacity, 2) { size <<= 1 }
-        storage = .allocate(capacity: size)
+        storage = Resident.allocate(Element.self, capacity: size)
         mask = size - 1
         indices = HotMemory.allocate(byteCount: 2 * Self.cacheLine, alignment: Self.cacheLine)
         indices.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))

@@ -38,6 +38,15 @@ public struct RendererHandles: Sendable {
     public let updates: SPSCRing<TargetUpdate>
     public let snapshot: AtomicCells
     public let counters: AtomicCells
+    /// Each parameter slot's layers beyond the first and keyframe track (3.6 KB a slot).
+    nonisolated(unsafe) let motions: UnsafeMutablePointer<ParameterMotion>  // only handed to the kernel here
+
+    /// Control thread, before the command that declares `p` (SPEC §8): its slot's memory is
+    /// made resident, so the audio thread takes no page fault when it first moves it. Only the
+    /// slots in use are: all 69 would be 250 KB of private memory for nothing.
+    public func makeResident(_ p: ParameterID) {
+        Resident.populate(motions + p.index, byteCount: MemoryLayout<ParameterMotion>.stride)
+    }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
     public func sounding(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue)) }
@@ -143,7 +152,7 @@ public struct Renderer: @unchecked Sendable {
 
     /// The handles the control side keeps (take them before the audio thread owns this value).
     public var handles: RendererHandles {
-        RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters)
+        RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters, motions: motions)
     }
 
     /// Keyframe animations that can be sent and not yet started at once.
@@ -167,17 +176,18 @@ public struct Renderer: @unchecked Sendable {
         declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
         snapshot = AtomicCells(count: 2 * capacity)
         params = HotMemory.allocate(AnimatedParameter.self, capacity: capacity)
-        motions = .allocate(capacity: capacity)
-        firstLayers = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Animation>.stride * capacity, alignment: 4096)
-            .bindMemory(to: Animation.self, capacity: capacity)
+        Resident.populate(params, byteCount: MemoryLayout<AnimatedParameter>.stride * capacity)
+        motions = .allocate(capacity: capacity)  // made resident slot by slot, as parameters are declared
+        firstLayers = Resident.allocate(Animation.self, capacity: capacity, alignment: 4096)
         outputs = .allocate(capacity: capacity)
         outputs.initialize(repeating: ParameterOutput(), count: capacity)
         scratch = .allocate(capacity: (ParameterID.builtInCount + 1) * Self.chunkFrames)
         scratch.initialize(repeating: 0, count: (ParameterID.builtInCount + 1) * Self.chunkFrames)
-        schedule = .allocate(capacity: Self.scheduleCapacity)
+        schedule = Resident.allocate(ScheduledCommand.self, capacity: Self.scheduleCapacity)
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
+            Resident.populate(motions + p.index, byteCount: MemoryLayout<ParameterMotion>.stride)
             (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index,
                                                                 firstLayer: firstLayers + p.index))
             setOutput(p.index, ParameterOutput(spec))

@@ -11,6 +11,9 @@ import Glibc
 /// renders animations on every parameter — the five, and declared ones with CV ports and values
 /// sent on (SPEC §8) — answers OSC, and reads JACK MIDI into animations and writes feedback
 /// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way).
+/// The shim also counts the page faults the callback takes: once every kind of message has
+/// been through it (the first rounds, before anyone subscribes), none, however far the rings
+/// fill (the control side makes the memory the audio thread writes resident beforehand).
 @Suite(.serialized, .jackServer(rate: 48000, period: 64))
 struct AllocationTests {
     @Test func theLiveJackThreadAllocatesNothingWhileParamdAnimatesAndAnswersOSC() async throws {
@@ -71,7 +74,8 @@ struct AllocationTests {
             note = "frequency"
             """)
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
-                                                   environment: try Binaries.allocShimEnvironment(report: report).merging(home.environment) { $1 })
+                                                   environment: try Binaries.allocShimEnvironment(report: report)
+                                                       .merging(home.environment) { $1 }.merging(["PARAMD_ALLOC_REPORT_INTERVAL": "0.05"]) { $1 })
         let feeder = try await JackTool.feed(server: server, name: "feeder-alloc", connect: ["paramd-alloc:in_1", "paramd-alloc:in_2"], value: 0.5)
         // MIDI through the run: every kind of mapping, some events sharing a frame.
         var events: [(period: Int, offset: Int, bytes: [UInt8])] = []
@@ -87,9 +91,18 @@ struct AllocationTests {
         let midiIn = try await JackTool.midi(server: server, connect: ["paramd-alloc:midi_in"], send: events)
         let midiOut = try await JackTool.midi(server: server, record: ["paramd-alloc:midi_out"])
         let client = try OSCClient(port: paramd.port)
-        try client.send("/subscribe", [.string("/*"), .float32(0)])
+        var warm: AllocationReport? = nil
         let curves = ["linear", "easeIn", "easeOut", "easeInEaseOut", "default", "cubic-bezier(0.1,0.7,0.9,0.2)"]
         for round in 0..<60 {
+            if round == 2 {
+                // Every kind of message has run once and what it started has ended: from here
+                // on the callback's code and stack are warm, and a page fault is a first touch
+                // of memory nobody made resident (the rings fill from here: values stream to a
+                // subscriber every period).
+                try await Task.sleep(for: .milliseconds(400))
+                warm = try AllocationReport.load(report)
+                try client.send("/subscribe", [.string("/*"), .float32(0)])
+            }
             let curve = OSCArgument.string(curves[round % curves.count])
             try client.send(.bundle(timeTag: 1, elements: [
                 .message(OSCMessage("/tone", [.float32(Float(round % 2)), .float32(0.05), curve])),
@@ -134,6 +147,9 @@ struct AllocationTests {
         #expect(counted.processCalls > 1000, "the callback ran: \(counted)")
         #expect(counted.allocations == 0, "\(counted)")
         #expect(counted.frees == 0, "\(counted)")
+        let warmFaults = try #require(warm).faults
+        TestLog.write("page faults in the callback: \(warmFaults) warming up, \(counted.faults - warmFaults) after")
+        #expect(counted.faults == warmFaults, "the callback took \(counted.faults - warmFaults) page faults once warm: \(counted)")
         forwarded += sink.socket.drain().count
         TestLog.write("values sent on to the sink while the counter ran: \(forwarded)")
         #expect(forwarded > 100, "the sends were busy too: \(forwarded)")

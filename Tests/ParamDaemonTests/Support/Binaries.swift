@@ -103,18 +103,21 @@ public enum Binaries {
     }
 }
 
-/// The allocation counter's report: `process_calls=N allocations=M frees=K`.
+/// The allocation counter's report: `process_calls=N allocations=M frees=K faults=F`.
 public struct AllocationReport: Equatable, Sendable, CustomStringConvertible {
     public var processCalls: Int
     public var allocations: Int
     public var frees: Int
+    /// Page faults (minor and major) the process thread took inside the callback.
+    public var faults: Int
 
-    public var description: String { "process_calls=\(processCalls) allocations=\(allocations) frees=\(frees)" }
+    public var description: String { "process_calls=\(processCalls) allocations=\(allocations) frees=\(frees) faults=\(faults)" }
 
-    public init(processCalls: Int, allocations: Int, frees: Int) {
+    public init(processCalls: Int, allocations: Int, frees: Int, faults: Int = 0) {
         self.processCalls = processCalls
         self.allocations = allocations
         self.frees = frees
+        self.faults = faults
     }
 
     /// Parses a report line; nil when it is not one.
@@ -125,8 +128,8 @@ public struct AllocationReport: Equatable, Sendable, CustomStringConvertible {
             if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
         }
         guard let calls = fields["process_calls"], let allocations = fields["allocations"],
-              let frees = fields["frees"] else { return nil }
-        self.init(processCalls: calls, allocations: allocations, frees: frees)
+              let frees = fields["frees"], let faults = fields["faults"] else { return nil }
+        self.init(processCalls: calls, allocations: allocations, frees: frees, faults: faults)
     }
 
     /// Reads the report file the shim wrote.

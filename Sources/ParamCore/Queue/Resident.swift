@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Memory the audio thread writes is made resident on the control side before the JACK thread
+/// first touches it. Left to `malloc`, a large block's pages are mapped only at their first
+/// write: the audio thread took a page fault on its realtime path for each new page of the
+/// event ring as it first filled (12 in 10 s with one subscriber, `perf record -e page-faults
+/// -t <JACK thread>`), a trip into the kernel that allocates a page and may wait for the memory
+/// map's lock (docs/ARCHITECTURE.md, "Memory the audio thread writes").
+public enum Resident {
+    /// Control side. `capacity` uninitialised values of `T`, their bytes zeroed, so resident.
+    public static func allocate<T>(_ type: T.Type, capacity: Int, alignment: Int = MemoryLayout<T>.alignment) -> UnsafeMutablePointer<T> {
+        let count = max(capacity, 1)
+        let bytes = MemoryLayout<T>.stride * count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: max(alignment, MemoryLayout<T>.alignment))
+        memset(raw, 0, bytes)
+        return raw.bindMemory(to: T.self, capacity: count)
+    }
+
+    /// Control side, any time. Maps the pages under `byteCount` bytes at `pointer` writable
+    /// without changing what they hold (`MADV_POPULATE_WRITE`, Linux 5.14), so it may be used
+    /// on memory the audio thread is using. Returns false where the kernel cannot (then the
+    /// pages fault in at first use, as before).
+    @discardableResult
+    public static func populate(_ pointer: UnsafeRawPointer, byteCount: Int) -> Bool {
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let start = UInt(bitPattern: pointer) & ~(page - 1)
+        let end = (UInt(bitPattern: pointer) + UInt(max(byteCount, 1)) + page - 1) & ~(page - 1)
+        return madvise(UnsafeMutableRawPointer(bitPattern: start), Int(end - start), 23 /* MADV_POPULATE_WRITE */) == 0
+    }
+}
