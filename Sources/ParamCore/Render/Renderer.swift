@@ -744,14 +744,13 @@ public struct Renderer: @unchecked Sendable {
                 }
             }
         } else {
-            // Equal-power pan on the tone: left cos((pan+1)π/4), right sin((pan+1)π/4).
-            // A moving pan takes both from `sincos` per frame below; a still one once here,
-            // from the same call (the same bits as `cos` and `sin`): one libm entry point a
-            // period, not three, each a code page to bring back after the thread slept.
+            // Equal-power pan on the tone: left cos((pan+1)π/4), right sin((pan+1)π/4), both
+            // from one evaluation (`SignalMath`): per frame below while the pan moves, once
+            // here while it is still.
             var left = 0.0, right = 0.0
             if !panMoves {
                 let pan0 = rendered & 8 != 0 ? pn[0] : p0
-                (left, right) = Math.cosSin((pan0 + 1) * Double.pi / 4)
+                (left, right) = SignalMath.cosSinOfQuarter((pan0 + 1) * Double.pi / 4)
             }
             if rendered == 0 {
                 // Everything at rest: a steady tone and the inputs.
@@ -759,7 +758,7 @@ public struct Renderer: @unchecked Sendable {
                 for i in 0..<count {
                     ph += step
                     if ph >= twoPi { ph -= twoPi }
-                    let t = Math.sin(ph) * t0
+                    let t = SignalMath.sinOfPhase(ph) * t0
                     let a = in1.map { Double($0[i]) } ?? 0
                     let b = in2.map { Double($0[i]) } ?? 0
                     out1[i] = Float(v0 * (t * left + a * i0))
@@ -773,9 +772,9 @@ public struct Renderer: @unchecked Sendable {
                 for i in 0..<count {
                     ph += radiansPerHz * frq[i]
                     if ph >= twoPi { ph -= twoPi }
-                    let t = Math.sin(ph) * ton[i]
+                    let t = SignalMath.sinOfPhase(ph) * ton[i]
                     if panMoves {
-                        (left, right) = Math.cosSin((pn[i] + 1) * Double.pi / 4)
+                        (left, right) = SignalMath.cosSinOfQuarter((pn[i] + 1) * Double.pi / 4)
                     }
                     let a = in1.map { Double($0[i]) } ?? 0
                     let b = in2.map { Double($0[i]) } ?? 0
@@ -823,15 +822,15 @@ public struct Renderer: @unchecked Sendable {
         let radiansPerHz = twoPi / sampleRate
         let panMoves = params[3].layerCount > 0
         var left = 0.0, right = 0.0
-        if !panMoves { (left, right) = Math.cosSin((params[3].value + 1) * Double.pi / 4) }
+        if !panMoves { (left, right) = SignalMath.cosSinOfQuarter((params[3].value + 1) * Double.pi / 4) }
         var ph = phase
         var k = 0.0
         for i in 0..<count {
             ph += radiansPerHz * sf.value(at: k)
             if ph >= twoPi { ph -= twoPi }
-            let t = Math.sin(ph) * st.value(at: k)
+            let t = SignalMath.sinOfPhase(ph) * st.value(at: k)
             if panMoves {
-                (left, right) = Math.cosSin((sp.value(at: k) + 1) * Double.pi / 4)
+                (left, right) = SignalMath.cosSinOfQuarter((sp.value(at: k) + 1) * Double.pi / 4)
             }
             let v = sv.value(at: k)
             let g = si.value(at: k)
