@@ -28,6 +28,11 @@
  *
  *   cc -O2 -o cfloor cfloor.c -ljack -llo -lm -lpthread
  *   cfloor -s SERVER [-n NAME] -p PORT
+ *
+ * The floor calls libm's sin and cos, as a plain C client would. Built with
+ * -DCFLOOR_INLINE_SINE it takes them from the same bounded-range polynomials paramd's signal
+ * path uses instead (ParamCore/Render/SignalMath.swift): not the floor, but a reading of
+ * what paramd costs beyond the sine (docs/PERFORMANCE.md, "Thirteenth session").
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -49,6 +54,44 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef CFLOOR_INLINE_SINE
+/* fdlibm's kernels on [-pi/4, pi/4] and a quadrant reduction, as in SignalMath.swift. */
+static inline double kernel_sin(double x) {
+    double z = x * x, v = z * x;
+    double r = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
+        + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)));
+    return x + v * (-1.66666666666666324348e-01 + z * r);
+}
+static inline double kernel_cos(double x) {
+    double z = x * x;
+    double r = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05
+        + z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+    double hz = 0.5 * z, w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + z * r);
+}
+static inline double phase_sin(double x) { /* 0 <= x < 2 pi */
+    int n = (int)(x * 6.36619772367581382433e-01 + 0.5);
+    double q = n, r = (x - q * 1.57079632673412561417e+00) - q * 6.07710050650619224932e-11;
+    switch (n & 3) {
+    case 0: return kernel_sin(r);
+    case 1: return kernel_cos(r);
+    case 2: return -kernel_sin(r);
+    default: return -kernel_cos(r);
+    }
+}
+static inline void quarter_cos_sin(double a, double *c, double *s) { /* 0 <= a <= pi/2 */
+    if (a <= 7.85398163397448278999e-01) { *c = kernel_cos(a); *s = kernel_sin(a); return; }
+    double r = (1.57079632673412561417e+00 - a) + 6.07710050650619224932e-11;
+    *c = kernel_sin(r);
+    *s = kernel_cos(r);
+}
+#define TONE_SIN(x) phase_sin(x)
+#define PAN_COS_SIN(a, c, s) quarter_cos_sin((a), (c), (s))
+#else
+#define TONE_SIN(x) sin(x)
+#define PAN_COS_SIN(a, c, s) (*(c) = cos(a), *(s) = sin(a))
+#endif
 
 enum { VOLUME, TONE, FREQUENCY, PAN, INPUT, NPARAMS };
 
@@ -173,17 +216,17 @@ static int process(jack_nframes_t nframes, void *arg) {
         }
     } else {
         double angle = (pan->value + 1) * M_PI / 4;
-        double left = cos(angle), right = sin(angle);
+        double left, right;
+        PAN_COS_SIN(angle, &left, &right);
         int pan_moves = pan->remaining != 0;
         for (jack_nframes_t i = 0; i < nframes; i++) {
             ph += radians_per_hz * ramp_next(frq);
             if (ph >= two_pi) ph -= two_pi;
-            double t = sin(ph) * ramp_next(ton);
+            double t = TONE_SIN(ph) * ramp_next(ton);
             double p = ramp_next(pan);
             if (pan_moves) {
                 angle = (p + 1) * M_PI / 4;
-                left = cos(angle);
-                right = sin(angle);
+                PAN_COS_SIN(angle, &left, &right);
             }
             double v = ramp_next(vol), g = ramp_next(inp);
             out1[i] = (float)(v * (t * left + in1[i] * g));
