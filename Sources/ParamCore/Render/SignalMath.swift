@@ -17,21 +17,21 @@ public enum SignalMath {
     @usableFromInline static var halfPiHigh: Double { 1.57079632673412561417e+00 }
     @usableFromInline static var halfPiLow: Double { 6.07710050650619224932e-11 }
     @usableFromInline static var twoOverPi: Double { 6.36619772367581382433e-01 }
+    /// 1.5·2⁵²: added to a double below 2⁵¹ in magnitude, it rounds it to an integer that then
+    /// sits in the low bits of the sum's pattern (no conversion instruction, no range check).
+    @usableFromInline static var roundingShift: Double { 6755399441055744.0 }
     @usableFromInline static var quarterPi: Double { 7.85398163397448278999e-01 }
 
     /// sin(x) for 0 ≤ x < 8 (a phase wrapped to [0, 2π) with room to spare); libm otherwise.
     @_noLocks @inline(__always)
     public static func sinOfPhase(_ x: Double) -> Double {
         guard x >= 0, x < 8 else { return Math.sin(x) }  // NaN fails the first test
-        let n = Int(x * twoOverPi + 0.5)  // nearest quadrant, 0…5
-        let q = Double(n)
-        let r = (x - q * halfPiHigh) - q * halfPiLow  // in [−π/4, π/4] (a hair beyond at a tie)
-        switch n & 3 {
-        case 0: return kernelSin(r)
-        case 1: return kernelCos(r)
-        case 2: return -kernelSin(r)
-        default: return -kernelCos(r)
-        }
+        let shifted = x * twoOverPi + roundingShift
+        let q = shifted - roundingShift  // the nearest quadrant, 0…5
+        let quadrant = shifted.bitPattern & 3
+        let r = (x - q * halfPiHigh) - q * halfPiLow  // in [−π/4, π/4]
+        let s = quadrant & 1 == 0 ? kernelSin(r) : kernelCos(r)
+        return quadrant & 2 == 0 ? s : -s
     }
 
     /// (cos a, sin a) for 0 ≤ a ≤ π/2 (the pan law's angle, (pan + 1)·π/4); libm otherwise.
