@@ -7,7 +7,8 @@ import Glibc
 /// write: the audio thread took a page fault on its realtime path for each new page of the
 /// event ring as it first filled (12 in 10 s with one subscriber, `perf record -e page-faults
 /// -t <JACK thread>`), a trip into the kernel that allocates a page and may wait for the memory
-/// map's lock (docs/ARCHITECTURE.md, "Memory the audio thread writes").
+/// map's lock (docs/ARCHITECTURE.md, "Memory and code the audio thread touches": "Resident
+/// before first use").
 public enum Resident {
     /// Control side. `capacity` uninitialised values of `T`, their bytes zeroed, so resident.
     public static func allocate<T>(_ type: T.Type, capacity: Int, alignment: Int = MemoryLayout<T>.alignment) -> UnsafeMutablePointer<T> {

@@ -9,8 +9,8 @@
 /// cache every period; they were about half of a ramping period's time in the callback
 /// (docs/PERFORMANCE.md, "Thirteenth session"). Here, with the argument's range known, the
 /// reduction is one multiply and two Cody-Waite steps. `SignalMathTests` holds both to libm
-/// within 2 ulp over the whole range (measured: 1). Outside the range (a phase a caller did not
-/// wrap, NaN) they fall back to libm.
+/// within one ulp over the whole range. Outside the range (a phase a caller did not wrap, NaN)
+/// they fall back to libm.
 public enum SignalMath {
     // π/2 in two parts (fdlibm's pio2_1, pio2_1t): the first has 33 significant bits, so n·it
     // is exact for the small n here, and x − n·it is exact near a multiple of π/2.
