@@ -110,9 +110,13 @@ endif
 # happens on the loss of a server, so the server-loss tests are left out; so are the
 # allocation test (its LD_PRELOAD counter and TSan's malloc do not mix), the wake-up counts
 # (TSan's runtime thread wakes on its own), the libLO differential test and the systemd sandbox.
+# The same end comes at every ordinary stop too, as paramd leaves JACK: what it logs after that
+# ("stopped", "left multicast group") never comes, so the two tests that read those lines are
+# left out (the NSM save-and-reopen and the multicast default's), and the layout test, which
+# reads the shipped binary's symbols, not an instrumented one's.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
-TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway
+TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
