@@ -56,7 +56,8 @@
 #include <unistd.h>
 
 #ifdef CFLOOR_INLINE_SINE
-/* fdlibm's kernels on [-pi/4, pi/4] and a quadrant reduction, as in SignalMath.swift. */
+/* fdlibm's kernels on [-pi/4, pi/4], as in SignalMath.swift; the quadrant here by truncation,
+ * there by a rounding shift (the same quadrant but at exact ties). */
 static inline double kernel_sin(double x) {
     double z = x * x, v = z * x;
     double r = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06

@@ -12,7 +12,8 @@ struct FeedState {
     /// page a period (a first-touch page fault each time, for the fault counter to catch).
     var untouched: UnsafeMutableRawPointer? = nil
     var untouchedPages: Int = 0
-    /// For `--overrun-every`: overrun one period in this many (0: never), and periods so far.
+    /// For `--overrun-every`: overrun one period in this many (0: never). Periods so far (both
+    /// misbehaving callbacks count them).
     var overrunEvery: Int = 0
     var periods: Int = 0
     var sampleRate: Int = 48000

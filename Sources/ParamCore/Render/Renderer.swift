@@ -44,9 +44,7 @@ public struct RendererHandles: Sendable {
     /// Control thread, before the command that declares `p` (SPEC §8): its slot's memory is
     /// made resident, so the audio thread takes no page fault when it first moves it. Only the
     /// slots in use are: all 69 would be 250 KB of private memory for nothing.
-    public func makeResident(_ p: ParameterID) {
-        Resident.populate(motions + p.index, byteCount: MemoryLayout<ParameterMotion>.stride)
-    }
+    public func makeResident(_ p: ParameterID) { Renderer.makeResident(motions + p.index) }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
     public func sounding(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue)) }
@@ -150,6 +148,12 @@ public struct Renderer: @unchecked Sendable {
 
     var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters, endsWanted: reportsEnds) }
 
+    /// Control side. One slot's `ParameterMotion` made resident (`Resident.populate`): at start
+    /// for the slots in use, by `RendererHandles.makeResident` for a slot declared later.
+    static func makeResident(_ motion: UnsafeMutablePointer<ParameterMotion>) {
+        Resident.populate(motion, byteCount: MemoryLayout<ParameterMotion>.stride)
+    }
+
     /// The handles the control side keeps (take them before the audio thread owns this value).
     public var handles: RendererHandles {
         RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters, motions: motions)
@@ -187,7 +191,7 @@ public struct Renderer: @unchecked Sendable {
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
-            Resident.populate(motions + p.index, byteCount: MemoryLayout<ParameterMotion>.stride)
+            Self.makeResident(motions + p.index)
             (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index,
                                                                 firstLayer: firstLayers + p.index))
             setOutput(p.index, ParameterOutput(spec))
