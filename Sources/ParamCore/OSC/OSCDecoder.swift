@@ -237,7 +237,7 @@ struct OSCDecoder {
             // Addresses, type names and options are ASCII: all of it is valid UTF-8 as it is,
             // and `String(decoding:)` copies it without the generic validating path (which
             // looked up type metadata at run time: a sixth of the control thread's work per
-            // message, docs/PERFORMANCE.md, "Twelfth session").
+            // message, docs/PERFORMANCE.md, "The control thread").
             var high: UInt8 = 0
             for unit in units { high |= unit }
             return high < 0x80 ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
