@@ -31,16 +31,16 @@ with gcc -O2), then for each JACK period size (64 and 256 frames at 48 kHz):
 Where they run (--pin, the default on two or more CPUs): each client and its JACK server are
 pinned to one CPU (`taskset`), the two pairs to different CPUs, swapping CPUs every round. Left
 to the scheduler, a client's process thread and its server's thread often sit on different
-CPUs, and each period's wake-up then crosses CPUs: on this VM that costs more than the
+CPUs, and each period's wake-up then crosses CPUs: on a VM that can cost more than the
 period's work (both clients used about 0.6 % of a core at 64 frames, ramping, instead of
 0.35 % pinned), and where the scheduler puts each side changes from start to start. Unpinned,
 single windows of paramd against cfloor ranged from 0.46 to 1.88, and cfloor against a copy of
 itself gave window quartiles of 0.79–1.33 over 16 starts; pinned, paramd against cfloor gave
-1.02–1.14 (docs/PERFORMANCE.md, "Twelfth session"). --no-pin measures the scheduler's
+1.02–1.14 (docs/PERFORMANCE.md, "Process cost against a C floor"). --no-pin measures the scheduler's
 placement instead.
 
-Why rounds: on this VM one start of a process costs up to 1.4× another start of the same
-binary, and keeps that bias for its life (an A/A of one build against itself: 0.82 to 1.45 by
+Why rounds: on the benchmark's VM one start of a process costs up to 1.4× another start of
+the same binary, and keeps that bias for its life (an A/A of one build against itself: 0.82 to 1.45 by
 start, within ±0.1 inside one). A single start of each measures that draw, not the build, so
 the windows are spread over many starts and their ratios averaged geometrically.
 

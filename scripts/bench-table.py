@@ -37,7 +37,7 @@ for key in order:
     print(f"| {key} | {p[0]:.1f} | {p[2]:.1f} | {p[4]:.1f} | {share} |")
 print("\nns per frame; 256-frame periods at 48 kHz.")
 if declared:
-    # Issue 10's goals: per declared parameter and frame, over "idle, tone off".
+    # The declared parameters' goals: per parameter and frame, over "idle, tone off".
     print("\n| declared parameters | best (p0) | median (p50) | per parameter, median − idle | goal |")
     print("| --- | ---: | ---: | ---: | --- |")
     for key in sorted(declared, key=lambda k: (int(k.split()[1]), k)):

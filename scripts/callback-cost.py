@@ -14,7 +14,7 @@ counted on both sides. Prints each round's median ticks a callback and the ratio
 median of the rounds' ratios.
 
 Why: the process CPU that `make bench-process` compares is mostly the kernel's context switch
-into the JACK thread and back, the same for any client and on this VM far noisier than the
+into the JACK thread and back, the same for any client and on a shared VM far noisier than the
 callback itself; the callback's own cost is what paramd's code decides. A round's median is
 over thousands of periods, so two rounds of the same builds agree within a few per cent.
 """

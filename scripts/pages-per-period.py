@@ -12,7 +12,7 @@ other threads sleep: `make bench-process`, wake-ups), so that is what a period t
 code, its data, JACK's shared memory, libjack's and libc's code. Prints the median of the
 trials by kind of mapping (their range beside it), and each process's total.
 
-Why it matters (docs/PERFORMANCE.md, "Eleventh session"): on this VM the JACK thread's cost
+Why it matters (docs/PERFORMANCE.md, "Cold memory"): on a VM the JACK thread's cost
 a period is mostly first touches after a sleep, about 0.2 µs a page, so the pages a period
 touches beyond cfloor's are most of paramd's CPU beyond cfloor's. Per mapping, not per page:
 this kernel has no page-idle tracking and no soft-dirty bits; which lines of which pages are
@@ -110,7 +110,7 @@ def main():
                     trials[name].append(referenced(p.pid, own))
         if driver: driver.stop()
         kinds = sorted({k for runs in trials.values() for r in runs for k in r})
-        # The median of the trials, the range beside it: this VM's DAMON (kdamond) clears
+        # The median of the trials, the range beside it: a kernel's DAMON (kdamond) clears
         # accessed bits too, so a trial can miss pages, and a wake-up of another thread (an
         # xrun's notification, a duty) can add some.
         print(f"Pages {'a ramping' if args.ramping else 'an idle'} period touches at {args.period} frames "

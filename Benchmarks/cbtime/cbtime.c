@@ -8,8 +8,8 @@
  * sees, the median hides the few long periods), then the 10th, 25th, 50th, 75th, 90th and
  * 99th percentiles ("q0.50 T"). What it measures is the callback alone, from its first instruction to its
  * return: not the context switches and libjack's cycle around it, which are the same for any
- * client and on this VM vary far more than the callback does. Used by scripts/callback-cost.py
- * (docs/PERFORMANCE.md, "Twelfth session").
+ * client and on a shared VM vary far more than the callback does. Used by
+ * scripts/callback-cost.py (docs/PERFORMANCE.md, "The callback alone").
  *
  *   gcc -O2 -shared -fPIC -o cbtime.so cbtime.c -ldl
  */

@@ -32,7 +32,7 @@
  * The floor calls libm's sin and cos, as a plain C client would. Built with
  * -DCFLOOR_INLINE_SINE it takes them from the same bounded-range polynomials paramd's signal
  * path uses instead (ParamCore/Render/SignalMath.swift): not the floor, but a reading of
- * what paramd costs beyond the sine (docs/PERFORMANCE.md, "Thirteenth session").
+ * what paramd costs beyond the sine (docs/PERFORMANCE.md, "The callback alone").
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

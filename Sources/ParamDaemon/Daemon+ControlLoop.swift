@@ -15,9 +15,8 @@ extension Daemon {
     /// with the offset carried since the last measurement) and whenever the control thread is
     /// awake anyway (a packet, the inbox) and the last one is a second old; otherwise every
     /// `clockIdleInterval`, waking for it. Before a time-tagged packet too, if the last
-    /// measurement is older than a quarter second. (It woke every second for it: on this VM
-    /// each such wake cost about 80 µs, 8 % of an idle paramd's whole cost at 256 frames;
-    /// docs/PERFORMANCE.md, "Twelfth session".)
+    /// measurement is older than a quarter second. (Each such wake costs an idle paramd
+    /// about 80 µs: docs/PERFORMANCE.md, "The control thread".)
     static let clockMeasureInterval = 1.0
     static let clockIdleInterval = 10.0
 

@@ -5,7 +5,7 @@ import ParamCore
 // control thread through the inbox. Control thread.
 
 extension Daemon {
-    /// `GET path[?query]`: the namespace with the values sounding now (HTTP/OSCQueryServer.swift
+    /// `GET path[?query]`: the namespace with the values sounding now (HTTP/HTTPHandler.swift
     /// sends it).
     func oscQueryResponse(path: String, query: String?) -> OSCQueryNamespace.Response {
         let namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)

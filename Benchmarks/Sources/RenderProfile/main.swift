@@ -1,25 +1,14 @@
-// Renders one benchmark scenario without the benchmark framework, for profilers:
+// Renders one benchmark scenario without the benchmark framework, for profilers
+// (docs/PERFORMANCE.md, "Profiling and checking a change"):
 //
-//   swift build -c release --package-path Benchmarks --product RenderProfile
-//   valgrind --tool=callgrind Benchmarks/.build/release/RenderProfile "Full render: all five animating" 400
-//
-// Arguments: the scenario's name (as `make bench` prints it; default the full render) and
-// the number of 256-frame periods (default 2000). Prints nanoseconds per frame.
-//
-//   RenderProfile --checksum [periods]
-//
-// prints, for every scenario, a hash of all its output samples and parameter values: compare
-// before and after a change to the engine to show that its output stayed bit-identical.
-//
-//   RenderProfile --check-ckernel [periods]
-//
-// compares every sample of each C kernel scenario (Sources/CKernel) with the Swift scenario it
-// mirrors, and fails when one differs by more than 1e-5: the two render the same math.
-//
-//   RenderProfile --dump FILE [periods]
-//
-// writes every scenario's output samples (Float32, out_1/out_2 interleaved, in the order of
-// `Scenarios.all`) to FILE, to count and measure the samples two builds disagree on.
+//   RenderProfile [scenario] [periods]       ns per frame (default: the full render, 2000
+//                                            256-frame periods), e.g. under valgrind
+//   RenderProfile --checksum [periods]       a hash of every scenario's samples and values:
+//                                            equal before and after means bit-identical
+//   RenderProfile --check-ckernel [periods]  fails if a C kernel scenario differs from the
+//                                            Swift one it mirrors by more than 1e-5
+//   RenderProfile --dump FILE [periods]      every scenario's samples (Float32, out_1/out_2
+//                                            interleaved, in `Scenarios.all`'s order)
 
 import RenderScenarios
 

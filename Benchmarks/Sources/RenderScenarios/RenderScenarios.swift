@@ -291,7 +291,7 @@ public enum Scenarios {
         for mode in KeyframeCalculation.allCases {
             list.append(Scenario("Keyframes: \(mode)", [keyframes(mode)]))
         }
-        // Scale with the count (issue 10): subtract "idle, tone off" and divide by the count.
+        // Scale with the count: subtract "idle, tone off" and divide by the count.
         for count in [8, 64] {
             list.append(.declared(count, moving: false, cv: false))
             list.append(.declared(count, moving: false, cv: true))

@@ -71,7 +71,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     @usableFromInline let motion: UnsafeMutablePointer<ParameterMotion>
     /// Layer 0, the one a plain animation runs in: `motion`'s own, or (the renderer's
     /// parameters) one of an array of every slot's first layer, so that the five of the signal
-    /// path ramping read one page of layers, not five (docs/PERFORMANCE.md, "Eleventh session").
+    /// path ramping read one page of layers, not five (docs/PERFORMANCE.md, "Cold memory").
     @usableFromInline let firstLayer: UnsafeMutablePointer<Animation>
 
     public var isAnimating: Bool { layerCount > 0 }

@@ -14,27 +14,11 @@ extension OSCPacket {
 
     /// Decodes one OSC 1.0 packet (a UDP datagram). Control thread.
     ///
-    /// - A message's address must start with `/`; `#bundle\0` starts a bundle.
-    /// - Strings are NUL-terminated and padded with NULs to a multiple of 4 bytes; a non-NUL
-    ///   padding byte is an error, as in liblo.
-    /// - Strings (address, `s`, `S`) must be valid UTF-8; anything else is rejected
-    ///   (`invalidUTF8`) rather than repaired, so an address or pattern echoed back in
-    ///   `/error` or used for a subscription is exactly what was sent.
-    /// - A message that ends right after its address (no type tag string at all) decodes as a
-    ///   message with no arguments: OSC 1.0 asks receivers to be robust to senders that omit
-    ///   the type tag string. liblo rejects it (`LO_ENOTYPE`). If bytes follow the address and
-    ///   do not start with `,`, the message is rejected (`missingTypeTagString`): untyped
-    ///   arguments cannot be interpreted.
-    /// - Types `i f s b h t d S c r m T F N I`; `[` and `]` (arrays) are rejected, as is any
-    ///   other tag. `c` is a 32-bit big-endian word of which the low byte is the character
-    ///   (higher bytes are ignored, as liblo does); `r` and `m` are the big-endian word as
-    ///   sent (for `m`: port, status, data1, data2 from the most significant byte down).
-    /// - A bundle nested more than `maxBundleDepth` levels (a top-level bundle is level 1)
-    ///   fails the whole packet with `bundleTooDeep`. A negative limit acts as 0 (no bundles).
-    ///   Recursion depth is bounded by this limit; keep it small (the default is 8).
-    /// - Bundle elements must have a non-zero size that is a multiple of 4 and fits the bytes
-    ///   left; an empty bundle (no elements) is valid.
-    /// - Bytes after a message's last argument are an error (`trailingBytes`).
+    /// What it accepts and rejects, rule by rule, is in docs/OSC.md ("What a malformed packet
+    /// is"). In short: strict padding and UTF-8 (an address echoed in `/error` is exactly what
+    /// was sent), a missing type tag string read as no arguments, no arrays, bundles nested
+    /// at most `maxBundleDepth` levels (a top-level bundle is level 1; a negative limit acts as
+    /// 0; recursion is bounded by it, so keep it small), no trailing bytes.
     public static func decode(
         _ bytes: UnsafeRawBufferPointer, maxBundleDepth: Int = defaultMaxBundleDepth
     ) throws(OSCDecodeError) -> OSCPacket {
@@ -237,7 +221,7 @@ struct OSCDecoder {
             // Addresses, type names and options are ASCII: all of it is valid UTF-8 as it is,
             // and `String(decoding:)` copies it without the generic validating path (which
             // looked up type metadata at run time: a sixth of the control thread's work per
-            // message, docs/PERFORMANCE.md, "Twelfth session").
+            // message, docs/PERFORMANCE.md, "The control thread").
             var high: UInt8 = 0
             for unit in units { high |= unit }
             return high < 0x80 ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)

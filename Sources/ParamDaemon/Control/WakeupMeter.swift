@@ -1,23 +1,15 @@
 import Foundation
 
-/// `wakeups_per_s` in `/status`: how often paramd's threads other than JACK's woke up, per
-/// second, over about the last 10 s — each time a thread went to sleep and was woken, as the
-/// kernel counts it (voluntary context switches; being preempted by another thread is not a
-/// wake-up). JACK's threads are the ones libjack starts for the client (the process thread,
-/// the notification thread, its log thread; `JackClient.jackThreadIDs`): the process thread
-/// wakes once a period and the notification thread for each xrun the server reports (once,
-/// or a few times as the message arrives), neither of which paramd can choose. Sampled at most every `spacing` seconds, and only when
-/// the control thread is awake anyway; `/status` reads the counts afresh. Control thread.
+/// `wakeups_per_s` in `/status`: how often paramd's threads other than JACK's woke up per
+/// second over about the last 10 s (voluntary context switches; a preemption is not a
+/// wake-up). JACK's threads (`JackClient.jackThreadIDs`) wake when the server says, which
+/// paramd cannot choose. Sampled at most every `spacing` seconds, only when the control
+/// thread is awake anyway; `/status` reads the counts afresh. Control thread.
 ///
-/// A sample is cheap (issue 9: it ran every second of an idle paramd's life): the process's
-/// voluntary switches from one `getrusage(RUSAGE_SELF)` (every thread, the ended ones too),
-/// less JACK's threads', each read from its one `/proc/self/task/TID/status` with plain
-/// `pread` into a stack buffer, the file kept open while that thread lives (opening it walked
-/// four path components, half of each sample's cost). (It listed /proc/self/task and parsed
-/// every thread's status with Foundation, about 0.05 % of a core at idle, as much as half of
-/// what paramd's idle cost was above the C floor's.) A JACK thread that ended (JACK
-/// reconnected) leaves its last count behind, so the sum does not jump when its successor
-/// takes over.
+/// A sample is cheap: one `getrusage(RUSAGE_SELF)` (every thread, ended ones too) less JACK's
+/// threads', each `pread` from its `/proc/self/task/TID/status`, kept open while the thread
+/// lives. A JACK thread that ended leaves its last count behind, so the sum does not jump
+/// when JACK reconnects.
 struct WakeupMeter {
     private var samples: [(time: Double, count: Int)] = []
     static let window = 10.0

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The independently computed reference values in `<repo>/../shared/reference/` (or in
+/// The independently computed reference values in `Tests/Fixtures/reference/` (or in
 /// `$PARAMD_REFERENCE_DIR`). Never regenerated from the code under test.
 enum ReferenceData {
     struct CurveRow: Sendable {
@@ -19,8 +19,8 @@ enum ReferenceData {
         var from, to, progress, value: Double
     }
 
-    /// The reference folder: `$PARAMD_REFERENCE_DIR`, else `shared/reference` beside the
-    /// repository that holds this file (the folder with Package.swift, walking up).
+    /// The reference folder: `$PARAMD_REFERENCE_DIR`, else `Tests/Fixtures/reference` inside
+    /// the repository that holds this file (the folder with Package.swift, walking up).
     static var directory: URL {
         if let override = ProcessInfo.processInfo.environment["PARAMD_REFERENCE_DIR"], !override.isEmpty {
             return URL(fileURLWithPath: override, isDirectory: true)
@@ -28,9 +28,7 @@ enum ReferenceData {
         var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while folder.path != "/" {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-                return folder.deletingLastPathComponent()
-                    .appendingPathComponent("shared", isDirectory: true)
-                    .appendingPathComponent("reference", isDirectory: true)
+                return folder.appendingPathComponent("Tests/Fixtures/reference", isDirectory: true)
             }
             folder = folder.deletingLastPathComponent()
         }

@@ -54,7 +54,8 @@ struct VolumeFadeTests {
     }
 }
 
-/// `../shared/reference/curves.csv`, read as `curve,progress,value`.
+/// `Tests/Fixtures/reference/curves.csv` (or `$PARAMD_REFERENCE_DIR/curves.csv`), read as
+/// `curve,progress,value`.
 enum ReferenceCurves {
     struct Row { let progress: Double; let value: Double }
 
@@ -64,7 +65,7 @@ enum ReferenceCurves {
         while url.pathComponents.count > 1 && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
             url.deleteLastPathComponent()
         }
-        return url.deletingLastPathComponent().appendingPathComponent("shared/reference")
+        return url.appendingPathComponent("Tests/Fixtures/reference")
     }
 
     static func rows(named curve: String) throws -> [Row] {
