@@ -12,12 +12,14 @@ extension Renderer {
                 ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag, hasTag: layer.hasTag))
             }
         }
-        for i in 0..<scheduled {
-            let p = schedule[i].timed.parameter
-            let value = params[Int(p.rawValue)].value
-            switch schedule[i].timed.payload {
+        // Waiting commands in arrival order.
+        let waiting = (0..<scheduled).map { scheduledEntry($0) }.sorted { $0.sequence < $1.sequence }
+        for entry in waiting {
+            let p = entry.timed.parameter
+            let value = params[p.index].value
+            switch entry.timed.payload {
             case .animate, .keyframes:
-                let (tag, hasTag) = self.tag(of: schedule[i].timed)
+                let (tag, hasTag) = self.tag(of: entry.timed)
                 ended.append(.done(p, finished: false, value: value, tag: tag, hasTag: hasTag))
             case .stop, .declare, .undeclare: break
             }

@@ -66,3 +66,38 @@ public enum SignalMath {
         return w + (((1.0 - w) - hz) + z * r)
     }
 }
+
+extension SignalMath {
+    /// Realtime-safe. `x.truncatingRemainder(dividingBy: y)` (C's `fmod`) for 0 ≤ x < 2²⁰·y and
+    /// y ≥ 2⁻⁹⁰⁰, to the bit, without a libm call (x86-64's baseline has no FMA, so `fmod` and
+    /// `addingProduct` are calls into libm, a cold page each period). The quotient from the
+    /// rounded division can be one off at a boundary, which the sign of x − n·y shows.
+    /// Anything else goes to `fmod`.
+    @_noLocks @inline(__always)
+    static func remainder(_ x: Double, _ y: Double) -> Double {
+        guard x >= 0, y >= 0x1p-900, x < 1_048_576 * y else { return x.truncatingRemainder(dividingBy: y) }
+        if x < y { return x }
+        var n = Double(Int64(x / y))  // truncated: 0 < x / y < 2²⁰ + 1
+        var r = productRemainder(x, n, y)
+        if r < 0 {
+            n -= 1
+            r = productRemainder(x, n, y)
+        } else if r >= y {
+            n += 1
+            r = productRemainder(x, n, y)
+        }
+        return r
+    }
+
+    /// x − n·y rounded once (what `x.addingProduct(-n, y)` gives), for an integer 0 ≤ n < 2²¹
+    /// with n·y within a few y of x ≥ y. y = yh + yl with yh its top 26 significant bits and
+    /// yl the other 27: n·yh (47 bits) and n·yl (48 bits) are exact; x − n·yh is exact (it is
+    /// less than 2y, on a grid no finer than x's or y's ulp); so the last subtraction is the
+    /// only rounding. `LeanPathTests` holds it to `fma` and `fmod` bit for bit.
+    @_noLocks @inline(__always)
+    static func productRemainder(_ x: Double, _ n: Double, _ y: Double) -> Double {
+        let yh = Double(bitPattern: y.bitPattern & ~((1 << 27) - 1))
+        let yl = y - yh
+        return (x - n * yh) - n * yl
+    }
+}

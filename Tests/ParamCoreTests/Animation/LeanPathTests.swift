@@ -174,7 +174,7 @@ import Testing
     }
 }
 
-/// The silent tone's phase advance without `fmod` (`Renderer.remainder`): the same bits as
+/// The silent tone's phase advance without `fmod` (`SignalMath.remainder`): the same bits as
 /// `truncatingRemainder` over phases and steps a period can give, and at the boundaries.
 @Suite struct PhaseRemainderTests {
     @Test func remainderIsFmodToTheBit() {
@@ -193,7 +193,7 @@ import Testing
         for k in 1...5000 { cases.append(Double(k) * twoPi); cases.append((Double(k) * twoPi).nextDown) }
         for x in cases {
             let expected = x.truncatingRemainder(dividingBy: twoPi)
-            let got = Renderer.remainder(x, twoPi)
+            let got = SignalMath.remainder(x, twoPi)
             if got.bitPattern != expected.bitPattern {
                 Issue.record("remainder(\(x)) = \(got), fmod gives \(expected)")
                 return
@@ -216,15 +216,15 @@ import Testing
             let q = Double(Int64(x / y))
             for n in [q - 1, q, q + 1] where n >= 0 {
                 let fused = x.addingProduct(-n, y)
-                let got = Renderer.productRemainder(x, n, y)
+                let got = SignalMath.productRemainder(x, n, y)
                 if got.bitPattern != fused.bitPattern {
                     Issue.record("x \(x) n \(n) y \(y): \(got), fma gives \(fused)")
                     return
                 }
             }
             let expected = x.truncatingRemainder(dividingBy: y)
-            if Renderer.remainder(x, y).bitPattern != expected.bitPattern {
-                Issue.record("remainder(\(x), \(y)) = \(Renderer.remainder(x, y)), fmod gives \(expected)")
+            if SignalMath.remainder(x, y).bitPattern != expected.bitPattern {
+                Issue.record("remainder(\(x), \(y)) = \(SignalMath.remainder(x, y)), fmod gives \(expected)")
                 return
             }
         }

@@ -1,0 +1,91 @@
+/// The CV outputs (SPEC §8.1): each declared parameter's port, and the ports of the five.
+extension Renderer {
+    /// Realtime-safe. The declared parameters of one chunk, and every CV port: a declared
+    /// parameter that does not move and has no port costs a test of its layer count; one with
+    /// a port and at rest fills it with its value.
+    @_noLocks
+    mutating func renderDeclaredAndCV(first: UInt64, count: Int,
+                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int, rendered: RenderedParameters) {
+        let shared = chunkScratch.declared
+        let r = reporter
+        var i = 0
+        while i < declaredCount {
+            let k = declared[i].index
+            let port = cv.flatMap { outputs[k].scale != 0 ? $0[k] : nil }
+            if params[k].layerCount == 0 {
+                if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
+            } else {
+                _ = params[k].render(into: shared, first: first, count: count, reporter: r)
+                if let port { outputs[k].write(port + offset, from: shared, count: count) }
+            }
+            i &+= 1
+        }
+        guard let cv else { return }
+        // The five of the signal path, from their scratch, when they have a port.
+        var b = 0
+        while b < ParameterID.builtInCount {
+            if outputs[b].scale != 0, let port = cv[b] {
+                if rendered.contains(RenderedParameters(slot: b)) {
+                    outputs[b].write(port + offset, from: chunkScratch.chunk(b), count: count)
+                } else {
+                    outputs[b].fill(port + offset, value: params[b].value, count: count)
+                }
+            }
+            b &+= 1
+        }
+    }
+}
+
+/// What a parameter slot drives beyond the signal path, as the audio thread needs it: whether
+/// it has a CV port and how values are scaled for it (SPEC §8.1).
+@usableFromInline
+struct ParameterOutput: Sendable, BitwiseCopyable {
+    /// 0: no CV port; 1: the value in its own units; 2: 0…1 across min…max in its domain.
+    @usableFromInline var scale: UInt8 = 0
+    @usableFromInline var domain: ValueDomain = .linear
+    /// The domain's encoding of min, and of max minus that (unit scaling).
+    @usableFromInline var low = 0.0
+    @usableFromInline var span = 1.0
+
+    init() {}
+
+    init(_ spec: ParameterSpec) {
+        domain = spec.domain
+        switch spec.cv {
+        case nil: scale = 0
+        case .value?: scale = 1
+        case .unit?:
+            scale = 2
+            low = spec.domain.encode(spec.minimum)
+            span = spec.domain.encode(spec.maximum) - low
+            if !(span > 0) { span = 1 }
+        }
+    }
+
+    /// Realtime-safe. One sample as the port carries it.
+    @_noLocks @inline(__always)
+    func sample(_ v: Double) -> Float {
+        if scale == 2 {
+            let u = (domain.encode(v) - low) / span
+            return Float(u < 0 ? 0 : (u > 1 ? 1 : u))
+        }
+        return Float(v)
+    }
+
+    /// Realtime-safe.
+    @_noLocks
+    func write(_ port: UnsafeMutablePointer<Float>, from values: UnsafePointer<Double>, count: Int) {
+        var i = 0
+        if scale == 2 {
+            while i < count { port[i] = sample(values[i]); i &+= 1 }
+        } else {
+            while i < count { port[i] = Float(values[i]); i &+= 1 }
+        }
+    }
+
+    /// Realtime-safe. A parameter at rest.
+    @_noLocks
+    func fill(_ port: UnsafeMutablePointer<Float>, value: Double, count: Int) {
+        port.update(repeating: sample(value), count: count)
+    }
+}

@@ -1,0 +1,288 @@
+/// A command waiting for its frame (or, time-tagged, for the cycle that holds its time).
+@usableFromInline
+struct ScheduledCommand: BitwiseCopyable {
+    var timed: QueuedCommand
+    /// The frame it starts on, once known.
+    var frame: UInt64
+    /// Still a time: converted to a frame in the cycle that holds it.
+    var waitsForTime: Bool
+    var time: OSCTimeTag
+    /// Arrival order: commands due on the same frame apply in the order they were sent.
+    var sequence: UInt64
+    /// Started by the audio thread itself (a MIDI controller, `LocalAnimation`), not sent by
+    /// the control side: it keeps the parameter's serial and reports its target back.
+    var local = false
+
+    /// Whether it applies before `other`: on an earlier frame, or on the same one sent earlier.
+    @_noLocks @inline(__always)
+    func precedes(_ other: ScheduledCommand) -> Bool {
+        frame < other.frame || (frame == other.frame && sequence < other.sequence)
+    }
+}
+
+/// The schedule: commands that wait for a later frame or time. Those with a frame are kept
+/// sorted by frame, then sequence, at the front of `schedule`, so what is due pops from the
+/// front; those waiting for a time sit at its back until the cycle that holds their time.
+extension Renderer {
+    /// Commands waiting, of both kinds.
+    @usableFromInline var scheduled: Int { framedCount &+ timedCount }
+
+    /// Realtime-safe. Takes the new commands from the ring in arrival order: what is due at the
+    /// first frame of this period applies at once; what waits (a delay, a later time) goes
+    /// into the schedule.
+    @_noLocks
+    mutating func drainCommands(periodStart: UInt64, periodEnd: UInt64) {
+        while let timed = commands.pop() {
+            var entry = ScheduledCommand(timed: timed, frame: periodStart, waitsForTime: false, time: 0, sequence: sequence)
+            sequence &+= 1
+            let delay = timed.delaySeconds
+            switch timed.start {
+            case .immediately:
+                entry.frame = periodStart &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
+            case .at(let tag):
+                // Time tags and delays add in NTP units (2^32 per second).
+                entry.waitsForTime = true
+                entry.time = tag &+ UInt64(Animation.frames(delay, sampleRate: 4_294_967_296))
+                resolveTime(&entry, periodStart: periodStart, periodEnd: periodEnd)
+            }
+            if !entry.waitsForTime && entry.frame <= periodStart {
+                apply(entry, atFrame: periodStart)
+                continue
+            }
+            guard scheduled < Self.scheduleCapacity else {
+                // The control side checks the room first; this is the last line of defence.
+                counters.add(RenderCounter.scheduleFull.rawValue, 1)
+                let p = timed.parameter
+                let (tag, hasTag) = self.tag(of: timed)
+                reporter.done(p, finished: false, value: params[p.index].value, tag: tag, hasTag: hasTag)
+                if case .keyframes(_, let slot) = timed.payload { commands.release(slot) }
+                continue
+            }
+            if entry.waitsForTime { appendTimed(entry) } else { insertFramed(entry) }
+        }
+    }
+
+    /// Realtime-safe. Animations the audio thread starts itself (MIDI, SPEC §10), each at frame
+    /// `offset` of this period: after the commands drained from the ring (so a controller moved
+    /// in this period wins over a message that arrived before it), in the schedule like any
+    /// command due mid-period. With the schedule full, one starts at once rather than never.
+    @_noLocks
+    mutating func scheduleLocal(_ local: UnsafePointer<LocalAnimation>, count: Int, periodStart: UInt64, periodEnd: UInt64) {
+        var i = 0
+        while i < count {
+            let animation = local[i]
+            i &+= 1
+            let offset = animation.offset < 0 ? 0 : animation.offset
+            var frame = periodStart &+ UInt64(offset)
+            if frame >= periodEnd { frame = periodEnd &- 1 }
+            let timed = QueuedCommand(payload: .animate(animation.parameter, animation.spec), start: .immediately,
+                                      delaySeconds: 0, serial: 0)
+            var entry = ScheduledCommand(timed: timed, frame: frame, waitsForTime: false, time: 0, sequence: sequence, local: true)
+            sequence &+= 1
+            if frame <= periodStart || scheduled >= Self.scheduleCapacity {
+                entry.frame = periodStart
+                apply(entry, atFrame: periodStart)
+                continue
+            }
+            insertFramed(entry)
+        }
+    }
+
+    /// Realtime-safe. Turns one waiting time into a frame if it falls before the end of this
+    /// cycle (with this cycle's clock); a time already past starts at once, counted as late.
+    @_noLocks @inline(__always)
+    mutating func resolveTime(_ entry: inout ScheduledCommand, periodStart: UInt64, periodEnd: UInt64) {
+        guard entry.waitsForTime else { return }
+        guard clock.isValid else {
+            // No JACK clock (tests without one): start at once.
+            entry.frame = periodStart
+            entry.waitsForTime = false
+            return
+        }
+        let frame = clock.frame(at: entry.time)
+        if frame < Int64(bitPattern: periodEnd) {
+            if frame < Int64(bitPattern: periodStart) {
+                counters.add(RenderCounter.late.rawValue, 1)
+                entry.frame = periodStart
+            } else {
+                entry.frame = UInt64(bitPattern: frame)
+            }
+            entry.waitsForTime = false
+            // Tags close to this one keep this anchor, so their distances stay exact.
+            clock.hold(placedAt: entry.frame)
+        }
+    }
+
+    /// Realtime-safe. Resolves the waiting times that fall before the end of this cycle, and
+    /// moves those into the frames' order.
+    @_noLocks
+    mutating func resolveTimes(periodStart: UInt64, periodEnd: UInt64) {
+        var i = 0
+        while i < timedCount {
+            let index = Self.scheduleCapacity &- 1 &- i
+            resolveTime(&schedule[index], periodStart: periodStart, periodEnd: periodEnd)
+            if schedule[index].waitsForTime {
+                i &+= 1
+            } else {
+                let entry = schedule[index]
+                removeTimed(at: i)
+                insertFramed(entry)
+            }
+        }
+    }
+
+    /// Realtime-safe. The earliest frame a scheduled command is due on, or `limit`.
+    @_noLocks @inline(__always)
+    func nextDueFrame(before limit: UInt64) -> UInt64 {
+        framedCount > 0 && schedule[0].frame < limit ? schedule[0].frame : limit
+    }
+
+    /// Realtime-safe. Applies every command due at or before `frame`, in arrival order.
+    @_noLocks
+    mutating func applyDue(atFrame frame: UInt64) {
+        if framedCount > 0 && schedule[0].frame < frame { catchUpOverdue(to: frame) }
+        while framedCount > 0 && schedule[0].frame <= frame {
+            let entry = schedule[0]
+            removeFramed(at: 0)
+            apply(entry, atFrame: frame)
+        }
+    }
+
+    /// Realtime-safe. Commands whose frame passed unrendered (the clock skipped frames JACK ran
+    /// without this client) are due now, with those due on `frame`, in arrival order.
+    @_noLocks
+    mutating func catchUpOverdue(to frame: UInt64) {
+        var due = 0
+        while due < framedCount && schedule[due].frame <= frame {
+            schedule[due].frame = frame
+            due &+= 1
+        }
+        var i = 1
+        while i < due {  // insertion sort by sequence: rare, and few
+            let entry = schedule[i]
+            var k = i
+            while k > 0 && entry.sequence < schedule[k &- 1].sequence {
+                schedule[k] = schedule[k &- 1]
+                k &-= 1
+            }
+            schedule[k] = entry
+            i &+= 1
+        }
+    }
+
+    /// Realtime-safe. Into the sorted front, after every entry that precedes it.
+    @_noLocks @inline(__always)
+    mutating func insertFramed(_ entry: ScheduledCommand) {
+        var k = framedCount
+        while k > 0 && entry.precedes(schedule[k &- 1]) {
+            schedule[k] = schedule[k &- 1]
+            k &-= 1
+        }
+        schedule[k] = entry
+        framedCount &+= 1
+    }
+
+    @_noLocks @inline(__always)
+    mutating func removeFramed(at index: Int) {
+        framedCount &-= 1
+        var k = index
+        while k < framedCount {
+            schedule[k] = schedule[k &+ 1]
+            k &+= 1
+        }
+    }
+
+    /// Realtime-safe. The `n`th entry waiting for a time sits at `scheduleCapacity - 1 - n`.
+    @_noLocks @inline(__always)
+    mutating func appendTimed(_ entry: ScheduledCommand) {
+        schedule[Self.scheduleCapacity &- 1 &- timedCount] = entry
+        timedCount &+= 1
+    }
+
+    @_noLocks @inline(__always)
+    mutating func removeTimed(at n: Int) {
+        timedCount &-= 1
+        if n != timedCount { schedule[Self.scheduleCapacity &- 1 &- n] = schedule[Self.scheduleCapacity &- 1 &- timedCount] }
+    }
+
+    /// Realtime-safe. The `n`th waiting command, those with a frame first.
+    @_noLocks @inline(__always)
+    func scheduledEntry(_ n: Int) -> ScheduledCommand {
+        n < framedCount ? schedule[n] : schedule[Self.scheduleCapacity &- 1 &- (n &- framedCount)]
+    }
+
+    /// Realtime-safe. Removes the `n`th waiting command (numbered as `scheduledEntry`).
+    @_noLocks @inline(__always)
+    mutating func removeScheduled(_ n: Int) {
+        if n < framedCount { removeFramed(at: n) } else { removeTimed(at: n &- framedCount) }
+    }
+
+    /// Realtime-safe. Starts one command on `frame`.
+    @_noLocks
+    mutating func apply(_ entry: ScheduledCommand, atFrame frame: UInt64) {
+        counters.add(RenderCounter.commands.rawValue, 1)
+        let rate = sampleRate
+        let serial = entry.timed.serial
+        switch entry.timed.payload {
+        case .animate(let p, let spec):
+            if entry.local {
+                // The parameter keeps the serial of the last command the control side sent, so
+                // the control side adopts this target unless a newer command is on its way.
+                guard isRendered(p) else { return }
+                params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: params[p.index].serial, reporter: reporter)
+                localTargets.insert(p.index)
+            } else {
+                params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+            }
+        case .keyframes(let p, let slot):
+            params[p.index].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial,
+                                  reporter: reporter)
+            commands.release(slot)
+        case .stop(let p):
+            cancelScheduled(p, sentBefore: entry.sequence)
+            params[p.index].stop(atFrame: frame, serial: serial, reporter: reporter)
+        case .declare(let p, let setup):
+            declare(p, setup, atFrame: frame)
+        case .undeclare(let p):
+            undeclare(p, atFrame: frame)
+        }
+    }
+
+    /// Realtime-safe. A stop: the animations of `p` sent before it and still waiting end too,
+    /// each reported in arrival order.
+    @_noLocks
+    mutating func cancelScheduled(_ p: ParameterID, sentBefore sequence: UInt64) {
+        while true {
+            var pick = -1
+            var n = 0
+            while n < scheduled {
+                let waiting = scheduledEntry(n)
+                if waiting.timed.parameter == p && waiting.sequence < sequence
+                    && (pick < 0 || waiting.sequence < scheduledEntry(pick).sequence) {
+                    pick = n
+                }
+                n &+= 1
+            }
+            if pick < 0 { return }
+            let cancelled = scheduledEntry(pick).timed
+            removeScheduled(pick)
+            switch cancelled.payload {
+            case .animate, .keyframes:
+                let (tag, hasTag) = self.tag(of: cancelled)
+                reporter.done(p, finished: false, value: params[p.index].value, tag: tag, hasTag: hasTag)
+                if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
+            case .stop, .declare, .undeclare: break
+            }
+        }
+    }
+
+    /// Realtime-safe. The `id` option of an animation command (its keyframes read in place).
+    @_noLocks @inline(__always)
+    func tag(of command: QueuedCommand) -> (Int32, Bool) {
+        switch command.payload {
+        case .animate(_, let s): (s.tag, s.hasTag)
+        case .keyframes(_, let slot): (commands.keyframes(slot).pointee.tag, commands.keyframes(slot).pointee.hasTag)
+        case .stop, .declare, .undeclare: (0, false)
+        }
+    }
+}
