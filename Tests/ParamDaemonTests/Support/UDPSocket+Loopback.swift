@@ -51,10 +51,12 @@ extension UDPSocket {
     }
 
     /// The next datagram and the port it came from, or nil after `timeout`. The wait blocks a
-    /// Dispatch thread, not one of the few threads of Swift's cooperative pool.
+    /// thread of its own: not one of the cooperative pool's, nor of Dispatch's global queues,
+    /// whose width is the core count (listeners waiting in parallel would queue behind each
+    /// other and see their datagrams late, in bursts).
     func receiveWithSender(timeout: Duration = .seconds(2)) async -> (bytes: [UInt8], port: UInt16)? {
         await withCheckedContinuation { done in
-            DispatchQueue.global().async { done.resume(returning: self.datagram(waitingUpTo: timeout)) }
+            Thread.detachNewThread { done.resume(returning: self.datagram(waitingUpTo: timeout)) }
         }
     }
 
