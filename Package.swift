@@ -38,10 +38,13 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
         .target(name: "ParamCore", swiftSettings: realtimeChecked),
+        // The OS layer: UDP sockets and their addresses, eventfd, ppoll, name resolution.
+        // Realtime-checked too: the audio thread signals an eventfd through it.
+        .target(name: "ParamSystem", dependencies: ["CLinux"], swiftSettings: realtimeChecked),
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "CJack", "CLiblo", "CLinux", "CAvahi",
+                "ParamCore", "ParamSystem", "CJack", "CLinux", "CAvahi",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -67,7 +70,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
-        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "CLiblo", "CJack"]),
+        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "ParamSystem", "CLiblo", "CJack"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParamCore
+import ParamSystem
 import TOMLKit
 
 /// A config file that cannot be used: where (file, line, key) and why. paramd does not start

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParamCore
+import ParamSystem
 
 // The control thread's loop. It sleeps in `poll` on the OSC sockets, the signalfd and the
 // inbox until a packet, a signal or posted work arrives, or until the next duty is due:
@@ -40,7 +41,7 @@ extension Daemon {
 
         while true {
             let before = monotonicSeconds()
-            pollSleeping(&fds, seconds: secondsToNextDuty(now: before))
+            Poll.wait(&fds, seconds: secondsToNextDuty(now: before))
             if fds[signalIndex].revents != 0 {
                 for signal in Signals.take(signals) {
                     switch signal {

@@ -1,25 +1,26 @@
 import Foundation
 import Logging
+import ParamSystem
 
 // Multicast control (SPEC §12): which interface the groups in `--bind` are joined on, and
-// leaving them at exit. The sockets themselves are in OSC/UDPSocket.swift and
-// OSC/Multicast.swift. Control thread.
+// leaving them at exit. The sockets themselves are in ParamSystem (UDPSocket.swift and
+// Multicast.swift). Control thread.
 
 extension Daemon {
     /// The interface `--multicast-interface` (or the config file's `multicast-interface`)
     /// names, when `--bind` holds a multicast group. Throws a clear error naming what is wrong:
     /// a group without an interface, or an interface the host does not have.
-    static func multicastInterface(_ options: Settings, log: Logger) throws(OSCError) -> MulticastInterface? {
+    static func multicastInterface(_ options: Settings, log: Logger) throws(SocketError) -> MulticastInterface? {
         let groups = options.bind.filter { SocketAddress(numeric: $0, port: 0)?.isMulticast == true }
         guard let name = options.multicastInterface else {
             if let group = groups.first {
-                throw OSCError(operation: "bind \(group)", code: EINVAL,
+                throw SocketError(operation: "bind \(group)", code: EINVAL,
                                detail: "a multicast group needs --multicast-interface (or multicast-interface in the config file) naming the network interface to join it on")
             }
             return nil
         }
         guard let interface = MulticastInterface(named: name) else {
-            throw OSCError(operation: "multicast-interface '\(name)'", code: ENODEV,
+            throw SocketError(operation: "multicast-interface '\(name)'", code: ENODEV,
                            detail: "no such network interface on this host (`ip link` lists them)")
         }
         if groups.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParamCore
+import ParamSystem
 
 /// paramd's control thread and what it owns (SPEC §4, §5, §6). The work is in extensions, one
 /// file per duty:

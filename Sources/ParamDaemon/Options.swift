@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParamSystem
 
 /// paramd's command line (SPEC §6). Every setting is optional here: a flag the user did not
 /// give leaves the config file's value (or the default) in force, so flags win over the file

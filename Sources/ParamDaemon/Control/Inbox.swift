@@ -1,4 +1,5 @@
 import ParamCore
+import ParamSystem
 
 /// Work another thread hands to the control thread.
 enum ControlWork: @unchecked Sendable {

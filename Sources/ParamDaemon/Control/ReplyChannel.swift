@@ -1,4 +1,5 @@
 import ParamCore
+import ParamSystem
 
 /// Where the replies to one request go: back to a UDP sender from the socket it came in on,
 /// or through another transport (a WebSocket, a session manager's connection) that hands

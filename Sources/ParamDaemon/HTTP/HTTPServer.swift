@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import ParamCore
+import ParamSystem
 
 /// HTTP and WebSocket on `--http-port` (SPEC §9): OSCQuery, the control page at `/ui`, and the
 /// WebSocket that LISTENs and carries OSC. SwiftNIO on one event-loop thread of its own
@@ -20,7 +21,7 @@ final class HTTPServer: Sendable {
 
     /// Binds every address (the OSC sockets' own) to `port`, or throws: a port already taken
     /// is a start-up error, as for OSC.
-    init(addresses: [SocketAddress], port: UInt16, allowHosts: [String], inbox: Inbox, log: Logger) throws {
+    init(addresses: [ParamSystem.SocketAddress], port: UInt16, allowHosts: [String], inbox: Inbox, log: Logger) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         try group.next().submit { nameThisThread("paramd-http") }.wait()
         let policy = HTTPAccessPolicy(addresses: addresses.map(\.hostText), names: allowHosts + Self.ownNames(addresses))
@@ -55,7 +56,7 @@ final class HTTPServer: Sendable {
 
     /// The machine's own names, allowed in `Host` when paramd listens beyond loopback: what
     /// zeroconf announces (`NAME.local`) and the host name itself.
-    static func ownNames(_ addresses: [SocketAddress]) -> [String] {
+    static func ownNames(_ addresses: [ParamSystem.SocketAddress]) -> [String] {
         guard addresses.contains(where: { !$0.isLoopback }) else { return [] }
         let name = ProcessInfo.processInfo.hostName.lowercased()
         guard !name.isEmpty, name != "localhost" else { return [] }

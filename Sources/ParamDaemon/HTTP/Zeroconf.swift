@@ -1,6 +1,7 @@
 import CAvahi
 import Foundation
 import Logging
+import ParamSystem
 #if canImport(Glibc)
 import Glibc
 #endif

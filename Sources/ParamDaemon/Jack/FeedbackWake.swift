@@ -1,5 +1,5 @@
 import ParamCore
-import CLinux
+import ParamSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -35,18 +35,18 @@ struct FeedbackWake: @unchecked Sendable {
     static let values: UInt32 = 2
 
     @usableFromInline let words: UnsafeMutablePointer<Atomic<UInt32>>
-    /// A non-blocking eventfd, open for paramd's life (a plain descriptor, not an `EventFD`
-    /// object: the audio thread must not touch a class reference).
-    let fd: Int32
-    /// Written when the period `periodWanted` names has been rendered, or the server went away.
-    let periodFD: Int32
+    /// Signalled when the publisher is armed for what was pushed; open for paramd's life.
+    let event: EventFD
+    /// Signalled when the period `periodWanted` names has been rendered, or the server went away.
+    let periodEvent: EventFD
+    /// What the publisher polls.
+    var fd: Int32 { event.fd }
 
     init() {
         words = HotMemory.allocate(Atomic<UInt32>.self, capacity: 4)
         for i in 0..<4 { (words + i).initialize(to: Atomic(0)) }
-        fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        periodFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        precondition(fd >= 0 && periodFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
+        event = EventFD()
+        periodEvent = EventFD()
     }
 
     /// Realtime-safe. The end of a period: `count` periods rendered so far. Wakes a control-side
@@ -56,15 +56,12 @@ struct FeedbackWake: @unchecked Sendable {
         let wanted = words[3].load(ordering: .relaxed)
         guard wanted != 0, Int32(bitPattern: UInt32(truncatingIfNeeded: count) &- wanted) >= 0,
               words[3].exchange(0, ordering: .relaxed) != 0 else { return }
-        let fd = periodFD
-        var one: UInt64 = 1
-        _ = _unsafePerformance { write(fd, &one, 8) }  // non-blocking eventfd: never waits
+        periodEvent.signal()
     }
 
     /// Any thread but the audio thread: wakes a waiter at once (the server went away).
     func wakePeriodWaiter() {
-        var one: UInt64 = 1
-        _ = write(periodFD, &one, 8)
+        periodEvent.signal()
     }
 
     /// Control thread. Sleeps until `reached()` (the renderer's period counter has come to
@@ -72,7 +69,7 @@ struct FeedbackWake: @unchecked Sendable {
     /// (monotonic seconds) or `gone()`: false then. Nothing polls on a timer.
     func waitForPeriod(_ target: UInt64, deadline: Double, reached: () -> Bool, gone: () -> Bool) -> Bool {
         defer { words[3].store(0, ordering: .relaxed) }
-        var fds = [pollfd(fd: periodFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [Poll.readable(periodEvent.fd)]
         while !reached() {
             let now = monotonicSeconds()
             if now > deadline || gone() { return false }
@@ -81,9 +78,8 @@ struct FeedbackWake: @unchecked Sendable {
             // The period may have ended between the check above and the store: look again
             // before sleeping (the counter only grows, so a later period wakes us otherwise).
             if reached() { return true }
-            _ = pollSleeping(&fds, seconds: deadline - now)
-            var count: UInt64 = 0
-            _ = read(periodFD, &count, 8)
+            _ = Poll.wait(&fds, seconds: deadline - now)
+            periodEvent.drain()
         }
         return true
     }
@@ -98,9 +94,7 @@ struct FeedbackWake: @unchecked Sendable {
         words[1].bitwiseOr(kinds, ordering: .sequentiallyConsistent)
         if words[0].load(ordering: .sequentiallyConsistent) & kinds != 0
             && words[0].exchange(0, ordering: .sequentiallyConsistent) != 0 {
-            let fd = self.fd
-            var one: UInt64 = 1
-            _ = _unsafePerformance { write(fd, &one, 8) }  // non-blocking eventfd: never waits
+            event.signal()
         }
     }
 
@@ -130,7 +124,6 @@ struct FeedbackWake: @unchecked Sendable {
     /// Publisher thread, after waking.
     func disarm() {
         words[0].store(0, ordering: .sequentiallyConsistent)
-        var count: UInt64 = 0
-        _ = read(fd, &count, 8)
+        event.drain()
     }
 }

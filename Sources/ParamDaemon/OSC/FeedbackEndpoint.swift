@@ -1,4 +1,5 @@
 import ParamCore
+import ParamSystem
 
 /// Where a subscriber's feedback goes (SPEC §4.5, §9): a UDP address (`/subscribe`), or a
 /// WebSocket connection (`LISTEN`), by its number. The same `Subscriptions` throttle both.

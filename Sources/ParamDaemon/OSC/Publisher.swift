@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParamCore
+import ParamSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -259,7 +260,7 @@ final class Publisher: @unchecked Sendable {
             busySince.store(0, ordering: .relaxed)
             guard wake.arm(kinds) else { continue }  // something came in since the drain
             let timeout = deadline.isFinite ? max(0, deadline - monotonicSeconds()) : nil
-            _ = pollSleeping(&fds, seconds: timeout)
+            _ = Poll.wait(&fds, seconds: timeout)
             wake.disarm()
             if fds[1].revents != 0 { control.drain() }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParamCore
+import ParamSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -121,27 +122,11 @@ final class NSMClient {
     /// The server's address: a numeric host as it is, else the first IPv4 address the name
     /// resolves to, else the first IPv6 one (nsmd, through liblo, listens on IPv4).
     private static func resolve(_ url: NSMServerURL) throws(NSMSetupError) -> SocketAddress {
-        if let numeric = SocketAddress(numeric: url.host, port: url.port) { return numeric }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(url.host, nil, &hints, &list)
-        guard rc == 0, let first = list else {
-            throw NSMSetupError(description: "cannot resolve '\(url.host)': \(String(cString: gai_strerror(rc)))")
-        }
-        defer { freeaddrinfo(first) }
-        var found: [SocketAddress] = []
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let e = entry {
-            if let address = e.pointee.ai_addr {
-                var storage = sockaddr_storage()
-                withUnsafeMutableBytes(of: &storage) { raw in
-                    raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: min(Int(e.pointee.ai_addrlen), raw.count)))
-                }
-                if let a = SocketAddress(storage) { found.append(a.with(port: url.port)) }
-            }
-            entry = e.pointee.ai_next
+        let found: [SocketAddress]
+        do {
+            found = try Resolve.addresses(of: url.host, port: url.port)
+        } catch {
+            throw NSMSetupError(description: "\(error)")
         }
         guard let chosen = found.first(where: { !$0.isIPv6 }) ?? found.first else {
             throw NSMSetupError(description: "'\(url.host)' resolves to no IPv4 or IPv6 address")
@@ -153,21 +138,11 @@ final class NSMClient {
     /// connected (no datagram leaves) and asked. Binding to it, not to a wildcard address,
     /// keeps paramd off every other interface.
     private static func localAddress(towards server: SocketAddress) throws(NSMSetupError) -> SocketAddress {
-        let fd = Glibc.socket(server.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw NSMSetupError(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { Glibc.close(fd) }
-        guard server.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
-            throw NSMSetupError(description: "no route to the session manager at \(server): \(String(cString: strerror(errno)))")
+        do {
+            return try UDPSocket(connectingTo: server).address
+        } catch {
+            throw NSMSetupError(description: "no route to the session manager at \(server): \(error.reason)")
         }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard rc == 0, let local = SocketAddress(storage) else {
-            throw NSMSetupError(description: "getsockname: \(String(cString: strerror(errno)))")
-        }
-        return local
     }
 
     private static func flatten(_ packet: OSCPacket) -> [OSCMessage] {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParamCore
+import ParamSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +43,7 @@ extension NSMClient {
         var warned = false
         while true {
             let timeout: Double? = warned || machine.managerName != nil ? nil : max(0, started + Self.quietWarning - monotonicSeconds())
-            pollSleeping(&fds, seconds: timeout)
+            Poll.wait(&fds, seconds: timeout)
             if fds[1].revents != 0 {
                 for signal in Signals.take(signals) {
                     switch signal {

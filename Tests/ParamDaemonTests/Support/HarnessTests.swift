@@ -46,8 +46,6 @@ import Glibc
         let first = try freeUDPPort()
         let second = try freeUDPPort()
         #expect(first != second)
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        try UDPSocket.bindLoopback(fd, family: .ipv4, port: first)
+        _ = try UDPSocket(.ipv4, address: "127.0.0.1", port: first)
     }
 }

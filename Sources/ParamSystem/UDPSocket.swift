@@ -3,28 +3,20 @@ import Foundation
 import Glibc
 #endif
 
-/// A failed socket operation, with `errno`.
-struct OSCError: Error, CustomStringConvertible {
-    let operation: String
-    let code: Int32
-    /// Said instead of `strerror(code)` when set.
-    var detail: String? = nil
-    var description: String { "\(operation): \(detail ?? String(cString: strerror(code)))" }
-}
-
 /// A bound UDP socket. Receives on the control thread; sends from the control and publisher
 /// threads (`sendto` on one UDP socket is safe from several threads).
-final class UDPSocket: @unchecked Sendable {
-    let fd: Int32
-    let address: SocketAddress
+public final class UDPSocket: @unchecked Sendable {
+    public let fd: Int32
+    /// The local address, with the port the kernel chose when bound to port 0.
+    public let address: SocketAddress
     /// The multicast group this socket joined (Multicast.swift); nil for a unicast address.
-    private(set) var membership: MulticastMembership?
+    public private(set) var membership: MulticastMembership?
 
     /// Binds `address`; a multicast group is bound, then joined on `interface` (SPEC §12).
-    init(bindingTo address: SocketAddress, multicastInterface interface: MulticastInterface? = nil) throws(OSCError) {
+    public init(bindingTo address: SocketAddress, multicastInterface interface: MulticastInterface? = nil) throws(SocketError) {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw OSCError(operation: "socket", code: errno) }
+        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
         var one: Int32 = 1
         if address.isIPv6 {
             // Only IPv6 on this socket; IPv4 has its own.
@@ -42,7 +34,7 @@ final class UDPSocket: @unchecked Sendable {
         if address.isMulticast {
             guard let interface else {
                 Glibc.close(fd)
-                throw OSCError(operation: "bind \(address)", code: EINVAL,
+                throw SocketError(operation: "bind \(address)", code: EINVAL,
                                detail: "a multicast group needs --multicast-interface (the interface to join it on)")
             }
             Self.prepareForGroup(fd, address)
@@ -52,14 +44,14 @@ final class UDPSocket: @unchecked Sendable {
         guard rc == 0 else {
             let e = errno
             Glibc.close(fd)
-            throw OSCError(operation: "bind \(address)", code: e)
+            throw SocketError(operation: "bind \(address)", code: e)
         }
         if address.isMulticast, let interface {
             let m = MulticastMembership(group: Self.localAddress(of: fd) ?? address, interface: interface)
             let e = Self.membership(fd, m, join: true)
             guard e == 0 else {
                 Glibc.close(fd)
-                throw OSCError(operation: "join \(address) on \(interface.name)", code: e)
+                throw SocketError(operation: "join \(address) on \(interface.name)", code: e)
             }
             membership = m
         }
@@ -70,7 +62,7 @@ final class UDPSocket: @unchecked Sendable {
 
     /// Leaves the multicast group, if this socket joined one (closing the socket would too;
     /// leaving first says so on the network at once, with an IGMP/MLD leave).
-    func leaveGroup() {
+    public func leaveGroup() {
         guard let m = membership else { return }
         _ = Self.membership(fd, m, join: false)
         membership = nil
@@ -79,15 +71,15 @@ final class UDPSocket: @unchecked Sendable {
     /// A socket connected to `destination` without an explicit bind: `connect` binds it to an
     /// ephemeral port on the local address the route to `destination` uses (127.0.0.1 or ::1
     /// for a loopback subscriber), so paramd never listens on a wildcard address for feedback.
-    private init(connectedTo destination: SocketAddress) throws(OSCError) {
+    private init(connectedTo destination: SocketAddress) throws(SocketError) {
         let fd = socket(destination.isIPv6 ? AF_INET6 : AF_INET,
                         Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw OSCError(operation: "socket", code: errno) }
+        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
         let rc = destination.withSockaddr { connect(fd, $0, $1) }
         guard rc == 0 else {
             let e = errno
             Glibc.close(fd)
-            throw OSCError(operation: "connect \(destination)", code: e)
+            throw SocketError(operation: "connect \(destination)", code: e)
         }
         self.fd = fd
         self.address = Self.localAddress(of: fd) ?? destination
@@ -99,6 +91,7 @@ final class UDPSocket: @unchecked Sendable {
     private static func localAddress(of fd: Int32) -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        // Unsafe: the kernel writes any family's sockaddr into storage sized for all of them.
         let rc = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
@@ -108,7 +101,7 @@ final class UDPSocket: @unchecked Sendable {
     /// Datagrams the kernel dropped on this socket because its receive buffer was full (the
     /// `drops` column of /proc/net/udp and udp6 for this socket's inode); nil where unknown.
     /// Control thread; reads /proc, so call it on request, not per packet.
-    var kernelDrops: Int? {
+    public var kernelDrops: Int? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         let inode = String(info.st_ino)
@@ -124,9 +117,10 @@ final class UDPSocket: @unchecked Sendable {
     }
 
     /// Receives one datagram into `buffer` without blocking. nil when none waits.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> (Int, SocketAddress)? {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (Int, SocketAddress)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        // Unsafe: as in `localAddress`; the datagram goes into the caller's buffer, at most its count.
         let n = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, &length)
@@ -136,10 +130,24 @@ final class UDPSocket: @unchecked Sendable {
         return (n, from)
     }
 
+    /// Receives one datagram into `buffer`, sleeping in `Poll` until one comes or `timeout`
+    /// has passed (nil then). Blocks the calling thread.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer, waitingUpTo timeout: Duration) -> (Int, SocketAddress)? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var fds = [Poll.readable(fd)]
+        while true {
+            if let datagram = receive(into: buffer) { return datagram }
+            let left = clock.now.duration(to: deadline)
+            if left <= .zero { return nil }
+            Poll.wait(&fds, seconds: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
+        }
+    }
+
     /// Sends one datagram. Returns errno on failure (ECONNREFUSED when a previous datagram to
     /// that address was refused), 0 on success.
     @discardableResult
-    func send(_ bytes: [UInt8], to destination: SocketAddress) -> Int32 {
+    public func send(_ bytes: [UInt8], to destination: SocketAddress) -> Int32 {
         let n = bytes.withUnsafeBytes { raw in
             destination.withSockaddr { sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), $0, $1) }
         }
@@ -150,13 +158,13 @@ final class UDPSocket: @unchecked Sendable {
 extension UDPSocket {
     /// A socket connected to one subscriber, so that a refusal (ICMP port unreachable) comes
     /// back as ECONNREFUSED on a later send and the subscriber can be dropped.
-    convenience init(connectingTo destination: SocketAddress) throws(OSCError) {
+    public convenience init(connectingTo destination: SocketAddress) throws(SocketError) {
         try self.init(connectedTo: destination)
     }
 
     /// Sends on a connected socket. 0 on success, errno otherwise.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Int32 {
+    public func send(_ bytes: [UInt8]) -> Int32 {
         let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
         return n < 0 ? errno : 0
     }

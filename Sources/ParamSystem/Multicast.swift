@@ -9,7 +9,7 @@ import Glibc
 
 extension SocketAddress {
     /// 224.0.0.0/4 or ff00::/8.
-    var isMulticast: Bool {
+    public var isMulticast: Bool {
         switch host {
         case .v4(let addr): UInt32(bigEndian: addr) >> 28 == 0xE
         case .v6(let hi, _, _): UInt64(bigEndian: hi) >> 56 == 0xFF
@@ -25,12 +25,12 @@ extension SocketAddress {
 }
 
 /// A network interface named by `--multicast-interface`.
-struct MulticastInterface: Equatable, Sendable {
-    let name: String
-    let index: UInt32
+public struct MulticastInterface: Equatable, Sendable {
+    public let name: String
+    public let index: UInt32
 
     /// nil when the host has no interface of that name.
-    init?(named name: String) {
+    public init?(named name: String) {
         guard !name.isEmpty else { return nil }
         let index = if_nametoindex(name)
         guard index != 0 else { return nil }
@@ -40,9 +40,9 @@ struct MulticastInterface: Equatable, Sendable {
 }
 
 /// The group a socket joined, so that it can leave it.
-struct MulticastMembership: Sendable {
-    let group: SocketAddress
-    let interface: MulticastInterface
+public struct MulticastMembership: Sendable {
+    public let group: SocketAddress
+    public let interface: MulticastInterface
 }
 
 // Linux values the Glibc module may not carry (linux/in.h, linux/in6.h).
@@ -83,10 +83,7 @@ extension UDPSocket {
             return rc == 0 ? 0 : errno
         case .v6(let hi, let lo, _):
             var request = ipv6_mreq()
-            withUnsafeMutableBytes(of: &request.ipv6mr_multiaddr) { raw in
-                raw.storeBytes(of: hi, toByteOffset: 0, as: UInt64.self)
-                raw.storeBytes(of: lo, toByteOffset: 8, as: UInt64.self)
-            }
+            request.ipv6mr_multiaddr = SocketAddress.in6(hi, lo)
             request.ipv6mr_interface = m.interface.index
             let rc = setsockopt(fd, Int32(IPPROTO_IPV6), join ? ipv6AddMembership : ipv6DropMembership,
                                 &request, socklen_t(MemoryLayout<ipv6_mreq>.size))
