@@ -8,8 +8,8 @@ extension Daemon {
     /// Connects the listed ports to midi_in and midi_out to the listed ports. A port that is not
     /// there is a warning, not a failure; JACK forgets nothing paramd did not make.
     func connectMIDIPorts() {
-        connectMIDI(options.connectMIDIIn, .input)
-        connectMIDI(options.connectMIDIOut, .output)
+        connectMIDI(settings.connectMIDIIn, .input)
+        connectMIDI(settings.connectMIDIOut, .output)
     }
 
     private func connectMIDI(_ ports: [String], _ direction: MIDIConnectionDirection) {
@@ -27,8 +27,8 @@ extension Daemon {
     /// ports added are connected at once, the ones taken off the list disconnected; the new
     /// lists are what every later connection to JACK makes.
     func midiConnectionsReloaded(from old: Settings) {
-        for (before, after, direction, key) in [(old.connectMIDIIn, options.connectMIDIIn, MIDIConnectionDirection.input, "connect-midi-in"),
-                                                (old.connectMIDIOut, options.connectMIDIOut, .output, "connect-midi-out")]
+        for (before, after, direction, key) in [(old.connectMIDIIn, settings.connectMIDIIn, MIDIConnectionDirection.input, "connect-midi-in"),
+                                                (old.connectMIDIOut, settings.connectMIDIOut, .output, "connect-midi-out")]
             where before != after {
             let added = after.filter { !before.contains($0) }
             let removed = before.filter { !after.contains($0) }

@@ -1,10 +1,9 @@
 import ArgumentParser
 import Foundation
-import Logging
 
-/// paramd's command line (SPEC §6). Every setting is optional here: a flag the user did not
-/// give leaves the config file's value (or the default) in force, so flags win over the file
-/// without hiding it. `Settings` holds the resolved values.
+/// paramd's command line (SPEC §6), as given: every setting is optional text here, so a flag
+/// the user did not give leaves the config file's value (or the default) in force. `Settings`
+/// holds the resolved values.
 struct Options: ParsableCommand {
     static let version = "0.1.0"
     static let configuration = CommandConfiguration(
@@ -67,99 +66,86 @@ struct Options: ParsableCommand {
             """,
         version: "paramd \(version)")
 
-    @Option(help: ArgumentHelp("UDP port for OSC (default 9000).", valueName: "port"))
-    var port: UInt16?
+    // One property a flag, as ArgumentParser needs; each takes its flag's spelling, help and
+    // default from its row in SettingsTable, and is checked by that row in `validate()`.
+    @Option(help: SettingsTable.port.argumentHelp)
+    var port: String?
 
-    @Option(name: .customLong("bind"), help: ArgumentHelp(
-        "Address to listen on instead of the loopback addresses (repeatable), e.g. 0.0.0.0 or :: to open paramd to a network on purpose, or a multicast group (239.1.2.3, ff15::1) to join on --multicast-interface.",
-        valueName: "address"))
+    @Option(name: .customLong("bind"), help: SettingsTable.bind.argumentHelp)
     var bind: [String] = []
 
-    @Option(name: .customLong("multicast-interface"), help: ArgumentHelp(
-        "Network interface on which to join the multicast groups given to --bind, e.g. eth0 (docs/MULTIHOST.md).",
-        valueName: "interface"))
+    @Option(name: .customLong("multicast-interface"), help: SettingsTable.multicastInterface.argumentHelp)
     var multicastInterface: String?
 
-    @Option(name: .customLong("http-port"), help: ArgumentHelp(
-        "TCP port for HTTP and WebSocket: OSCQuery and the control page at /ui, on the same addresses as OSC (default 9001; 0: off).",
-        valueName: "port"))
-    var httpPort: UInt16?
+    @Option(name: .customLong("http-port"), help: SettingsTable.httpPort.argumentHelp)
+    var httpPort: String?
 
-    @Option(name: .customLong("http-allow-host"), help: ArgumentHelp(
-        "A host name HTTP requests may name in their Host header besides paramd's addresses and localhost (repeatable), e.g. studio.local.",
-        valueName: "name"))
+    @Option(name: .customLong("http-allow-host"), help: SettingsTable.httpAllowHost.argumentHelp)
     var httpAllowHost: [String] = []
 
-    @Option(help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).", valueName: "name"))
+    @Option(help: SettingsTable.server.argumentHelp)
     var server: String?
 
-    @Option(help: ArgumentHelp("JACK client name (default paramd).", valueName: "name"))
+    @Option(help: SettingsTable.name.argumentHelp)
     var name: String?
 
-    @Option(help: ArgumentHelp("Connect out_1,out_2 to these two ports at start and after every reconnect.", valueName: "port,port"))
+    @Option(help: SettingsTable.connect.argumentHelp)
     var connect: String?
 
-    @Option(name: .customLong("connect-cv"), help: ArgumentHelp(
-        "Connect CV ports at start and after every reconnect: cv_NAME to PORT, for each NAME=PORT.",
-        valueName: "name=port[,name=port…]"))
+    @Option(name: .customLong("connect-cv"), help: SettingsTable.connectCV.argumentHelp)
     var connectCV: String?
 
-    @Option(name: .customLong("connect-midi-in"), help: ArgumentHelp(
-        "Connect these JACK MIDI ports (controllers) to midi_in at start and after every reconnect.",
-        valueName: "port[,port…]"))
+    @Option(name: .customLong("connect-midi-in"), help: SettingsTable.connectMIDIIn.argumentHelp)
     var connectMIDIIn: String?
 
-    @Option(name: .customLong("connect-midi-out"), help: ArgumentHelp(
-        "Connect midi_out (feedback) to these JACK MIDI ports at start and after every reconnect.",
-        valueName: "port[,port…]"))
+    @Option(name: .customLong("connect-midi-out"), help: SettingsTable.connectMIDIOut.argumentHelp)
     var connectMIDIOut: String?
 
-    @Flag(inversion: .prefixedNo, help: "Connect out_1,out_2 to the first two physical playback ports at start and after every reconnect (default: no).")
+    @Flag(inversion: .prefixedNo, help: SettingsTable.autoconnect.argumentHelp)
     var autoconnect: Bool?
 
-    @Option(help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/paramd/config.toml, if it exists).", valueName: "path"))
+    /// The one flag that is not a setting: it says where the settings are (`ConfigLocation`).
+    @Option(help: ArgumentHelp("Config file (default: \(configDefaultText)).", valueName: "path"))
     var config: String?
 
-    @Option(help: ArgumentHelp("State file (default: $XDG_STATE_HOME/paramd/state.json).", valueName: "path"))
+    static let configDefaultText = "$XDG_CONFIG_HOME/paramd/config.toml, if it exists"
+
+    @Option(help: SettingsTable.stateFile.argumentHelp)
     var stateFile: String?
 
-    @Flag(name: .customLong("state"), inversion: .prefixedNo,
-          help: "Restore targets and default actions at start and save them (default: yes).")
+    @Flag(name: .customLong("state"), inversion: .prefixedNo, help: SettingsTable.noState.argumentHelp)
     var state: Bool?
 
-    @Option(help: ArgumentHelp("Most subscribers at once (default 32).", valueName: "count"))
-    var maxSubscribers: Int?
+    @Option(help: SettingsTable.maxSubscribers.argumentHelp)
+    var maxSubscribers: String?
 
-    @Option(help: ArgumentHelp("Seconds a subscription lasts unless renewed by sending /subscribe again (default 600).", valueName: "seconds"))
-    var subscriptionTtl: Double?
+    @Option(help: SettingsTable.subscriptionTtl.argumentHelp)
+    var subscriptionTtl: String?
 
-    @Option(help: ArgumentHelp("Log level (default info).", valueName: "level"))
-    var logLevel: Logger.Level?
+    @Option(help: SettingsTable.logLevel.argumentHelp)
+    var logLevel: String?
 
+    /// Prints `SettingsTable.listing` and exits: what the test of docs/OPERATIONS.md reads.
+    @Flag(name: .customLong("settings-table"), help: .private)
+    var printSettingsTable = false
+
+    /// Each flag given, checked by its row: the same words as the file's error for the same value.
     mutating func validate() throws {
-        if let connectCV {
-            for item in Settings.splitConnections(connectCV) where Settings.splitCVConnection(item) == nil {
-                throw ValidationError("--connect-cv takes NAME=PORT pairs separated by commas, e.g. cutoff=synth:cutoff_in (got '\(item)')")
+        var scratch = Settings()
+        for setting in SettingsTable.all {
+            guard let input = setting.given(self) else { continue }
+            do {
+                try setting.apply(input, &scratch)
+            } catch {
+                throw ValidationError(setting.commandLineMessage(error))
             }
-        }
-        if let connect, Settings.splitConnections(connect).count != 2 {
-            throw ValidationError("--connect takes two ports separated by a comma, e.g. system:playback_1,system:playback_2 (got '\(connect)')")
-        }
-        if let maxSubscribers, maxSubscribers < 0 { throw ValidationError("--max-subscribers must be ≥ 0") }
-        if let subscriptionTtl, !(subscriptionTtl > 0 && subscriptionTtl.isFinite) {
-            throw ValidationError("--subscription-ttl must be a positive number of seconds")
-        }
-        for address in bind where SocketAddress(numeric: address, port: 0) == nil {
-            throw ValidationError("--bind takes a numeric IPv4 or IPv6 address (got '\(address)')")
-        }
-        if let multicastInterface, multicastInterface.isEmpty {
-            throw ValidationError("--multicast-interface must name a network interface, e.g. eth0")
-        }
-        if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
-        for host in httpAllowHost where !Settings.isValidHostName(host) {
-            throw ValidationError("--http-allow-host takes a host name such as studio.local, without a port (got '\(host)')")
         }
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension SettingSpec {
+    /// The row's help and placeholder as ArgumentParser shows them.
+    var argumentHelp: ArgumentHelp {
+        valueName.map { ArgumentHelp(helpLine, valueName: $0) } ?? ArgumentHelp(helpLine)
+    }
+}
