@@ -66,42 +66,42 @@ struct Options: ParsableCommand {
             """,
         version: "paramd \(version)")
 
-    // One property a flag, as ArgumentParser needs; each takes its flag's spelling, help and
+    // One property a flag, as ArgumentParser needs; each takes its flag's name, help and
     // default from its row in SettingsTable, and is checked by that row in `validate()`.
-    @Option(help: SettingsTable.port.argumentHelp)
+    @Option(name: .customLong(SettingsTable.port.longName), help: SettingsTable.port.argumentHelp)
     var port: String?
 
-    @Option(name: .customLong("bind"), help: SettingsTable.bind.argumentHelp)
+    @Option(name: .customLong(SettingsTable.bind.longName), help: SettingsTable.bind.argumentHelp)
     var bind: [String] = []
 
-    @Option(name: .customLong("multicast-interface"), help: SettingsTable.multicastInterface.argumentHelp)
+    @Option(name: .customLong(SettingsTable.multicastInterface.longName), help: SettingsTable.multicastInterface.argumentHelp)
     var multicastInterface: String?
 
-    @Option(name: .customLong("http-port"), help: SettingsTable.httpPort.argumentHelp)
+    @Option(name: .customLong(SettingsTable.httpPort.longName), help: SettingsTable.httpPort.argumentHelp)
     var httpPort: String?
 
-    @Option(name: .customLong("http-allow-host"), help: SettingsTable.httpAllowHost.argumentHelp)
+    @Option(name: .customLong(SettingsTable.httpAllowHost.longName), help: SettingsTable.httpAllowHost.argumentHelp)
     var httpAllowHost: [String] = []
 
-    @Option(help: SettingsTable.server.argumentHelp)
+    @Option(name: .customLong(SettingsTable.server.longName), help: SettingsTable.server.argumentHelp)
     var server: String?
 
-    @Option(help: SettingsTable.name.argumentHelp)
+    @Option(name: .customLong(SettingsTable.name.longName), help: SettingsTable.name.argumentHelp)
     var name: String?
 
-    @Option(help: SettingsTable.connect.argumentHelp)
+    @Option(name: .customLong(SettingsTable.connect.longName), help: SettingsTable.connect.argumentHelp)
     var connect: String?
 
-    @Option(name: .customLong("connect-cv"), help: SettingsTable.connectCV.argumentHelp)
+    @Option(name: .customLong(SettingsTable.connectCV.longName), help: SettingsTable.connectCV.argumentHelp)
     var connectCV: String?
 
-    @Option(name: .customLong("connect-midi-in"), help: SettingsTable.connectMIDIIn.argumentHelp)
+    @Option(name: .customLong(SettingsTable.connectMIDIIn.longName), help: SettingsTable.connectMIDIIn.argumentHelp)
     var connectMIDIIn: String?
 
-    @Option(name: .customLong("connect-midi-out"), help: SettingsTable.connectMIDIOut.argumentHelp)
+    @Option(name: .customLong(SettingsTable.connectMIDIOut.longName), help: SettingsTable.connectMIDIOut.argumentHelp)
     var connectMIDIOut: String?
 
-    @Flag(inversion: .prefixedNo, help: SettingsTable.autoconnect.argumentHelp)
+    @Flag(name: .customLong(SettingsTable.autoconnect.longName), inversion: .prefixedNo, help: SettingsTable.autoconnect.argumentHelp)
     var autoconnect: Bool?
 
     /// The one flag that is not a setting: it says where the settings are (`ConfigLocation`).
@@ -110,19 +110,19 @@ struct Options: ParsableCommand {
 
     static let configDefaultText = "$XDG_CONFIG_HOME/paramd/config.toml, if it exists"
 
-    @Option(help: SettingsTable.stateFile.argumentHelp)
+    @Option(name: .customLong(SettingsTable.stateFile.longName), help: SettingsTable.stateFile.argumentHelp)
     var stateFile: String?
 
-    @Flag(name: .customLong("state"), inversion: .prefixedNo, help: SettingsTable.noState.argumentHelp)
+    @Flag(name: .customLong(SettingsTable.noState.longName), inversion: .prefixedNo, help: SettingsTable.noState.argumentHelp)
     var state: Bool?
 
-    @Option(help: SettingsTable.maxSubscribers.argumentHelp)
+    @Option(name: .customLong(SettingsTable.maxSubscribers.longName), help: SettingsTable.maxSubscribers.argumentHelp)
     var maxSubscribers: String?
 
-    @Option(help: SettingsTable.subscriptionTtl.argumentHelp)
+    @Option(name: .customLong(SettingsTable.subscriptionTtl.longName), help: SettingsTable.subscriptionTtl.argumentHelp)
     var subscriptionTtl: String?
 
-    @Option(help: SettingsTable.logLevel.argumentHelp)
+    @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?
 
     /// Prints `SettingsTable.listing` and exits: what the test of docs/OPERATIONS.md reads.

@@ -38,8 +38,8 @@ struct SettingProblem: Error {
 /// Sendable: its closures capture nothing but a key path and the default.
 struct SettingSpec: @unchecked Sendable {
     let key: String
-    /// The long flag as --help writes it: `--port`, `--[no-]autoconnect`.
-    let flag: String
+    /// The flag's long name: the key's, but for `no-state`, whose flag is `--[no-]state`.
+    let longName: String
     /// `--help`'s placeholder, `<port>`; nil for an on/off flag.
     let valueName: String?
     let form: SettingForm
@@ -60,12 +60,12 @@ struct SettingSpec: @unchecked Sendable {
 
     /// A row whose value lives at `field`, read from what was given by `parse`.
     init<Value: Equatable>(
-        key: String, flag: String? = nil, valueName: String?, form: SettingForm, reload: SettingReload,
+        key: String, longName: String? = nil, valueName: String?, form: SettingForm, reload: SettingReload,
         default value: Value, defaultText: String? = nil, help: String, field: WritableKeyPath<Settings, Value>,
         given: @escaping (Options) -> SettingInput?, parse: @escaping (SettingInput) throws(SettingProblem) -> Value
     ) {
         self.key = key
-        self.flag = flag ?? "--" + key
+        self.longName = longName ?? key
         self.valueName = valueName
         self.form = form
         self.reload = reload
@@ -78,8 +78,11 @@ struct SettingSpec: @unchecked Sendable {
         copy = { $1[keyPath: field] = $0[keyPath: field] }
     }
 
+    /// The flag as docs/OPERATIONS.md writes it: `--port`, `--[no-]autoconnect` for an on/off one.
+    var flag: String { valueName == nil ? "--[no-]\(longName)" : "--\(longName)" }
+
     /// The flag's error for `problem`: `--port must be a UDP port, 1…65535 (got 0)`.
-    func commandLineMessage(_ problem: SettingProblem) -> String { "--\(key) \(problem.words)" }
+    func commandLineMessage(_ problem: SettingProblem) -> String { "--\(longName) \(problem.words)" }
 
     /// `--help`'s line: the help and the default.
     var helpLine: String { "\(help) (default: \(defaultText))." }

@@ -116,7 +116,7 @@ enum SettingsTable {
         parse: { (input) throws(SettingProblem) in SettingParse.items(input) })
 
     static let autoconnect = SettingSpec(
-        key: "autoconnect", flag: "--[no-]autoconnect", valueName: nil, form: .boolean, reload: .restart, default: false,
+        key: "autoconnect", valueName: nil, form: .boolean, reload: .restart, default: false,
         help: "Connect out_1,out_2 to the first two physical playback ports at start and after every reconnect",
         field: \.autoconnect, given: { $0.autoconnect.map(SettingInput.flag) },
         parse: { (input) throws(SettingProblem) in SettingParse.flag(input) })
@@ -129,7 +129,7 @@ enum SettingsTable {
 
     /// The file's `no-state = true` is the command line's `--no-state`; `--state` is its opposite.
     static let noState = SettingSpec(
-        key: "no-state", flag: "--[no-]state", valueName: nil, form: .boolean, reload: .restart, default: false,
+        key: "no-state", longName: "state", valueName: nil, form: .boolean, reload: .restart, default: false,
         help: "--no-state: neither restore targets and default actions at start nor save them",
         field: \.noState, given: { $0.state.map { SettingInput.flag(!$0) } },
         parse: { (input) throws(SettingProblem) in SettingParse.flag(input) })
