@@ -23,12 +23,12 @@ extension Daemon {
         log.info("connected \(text)")
     }
 
-    /// After a reload changed `connect-midi-in` or `connect-midi-out` (now in `options`): the
+    /// After a reload changed `connect-midi-in` or `connect-midi-out` (now in `settings`): the
     /// ports added are connected at once, the ones taken off the list disconnected; the new
     /// lists are what every later connection to JACK makes.
     func midiConnectionsReloaded(from old: Settings) {
-        for (before, after, direction, key) in [(old.connectMIDIIn, settings.connectMIDIIn, MIDIConnectionDirection.input, "connect-midi-in"),
-                                                (old.connectMIDIOut, settings.connectMIDIOut, .output, "connect-midi-out")]
+        for (before, after, direction, key) in [(old.connectMIDIIn, settings.connectMIDIIn, MIDIConnectionDirection.input, SettingsTable.connectMIDIIn.key),
+                                                (old.connectMIDIOut, settings.connectMIDIOut, .output, SettingsTable.connectMIDIOut.key)]
             where before != after {
             let added = after.filter { !before.contains($0) }
             let removed = before.filter { !after.contains($0) }
