@@ -10,7 +10,7 @@ extension Daemon {
     func oscQueryResponse(path: String, query: String?) -> OSCQueryNamespace.Response {
         let namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)
         let audio = self.audio, controller = self.controller
-        let info = OSCQueryNamespace.HostInfo(name: jack.name, oscPort: options.port)
+        let info = OSCQueryNamespace.HostInfo(name: jack.name, oscPort: settings.port)
         return namespace.respond(path: path, query: query, hostInfo: info) { p in
             .init(value: audio.sounding(p), target: controller.target(p), defaultAction: controller.defaultAction(p))
         }

@@ -77,16 +77,16 @@ extension Daemon {
     /// `--connect`, else `--autoconnect`, `--connect-cv`, `--connect-midi-in`/`-out`: at the
     /// first connection and after every reconnection.
     func connectPorts() {
-        var destinations = options.connections
-        if destinations.isEmpty && options.autoconnect {
+        var destinations = settings.connections
+        if destinations.isEmpty && settings.autoconnect {
             destinations = Array(jack.physicalPlaybackPorts().prefix(2))
             if destinations.isEmpty { log.warning("--autoconnect: no physical playback ports") }
         }
-        if !options.connectCV.isEmpty {
-            let failures = jack.connectCV(options.connectCV)
+        if !settings.connectCV.isEmpty {
+            let failures = jack.connectCV(settings.connectCV)
             for f in failures { log.warning("cannot connect \(f)") }
             if failures.isEmpty {
-                let text = options.connectCV.sorted { $0.key < $1.key }
+                let text = settings.connectCV.sorted { $0.key < $1.key }
                     .map { "cv_\($0.key) → \($0.value.joined(separator: ","))" }.joined(separator: ", ")
                 log.info("connected \(text)")
             }

@@ -65,13 +65,13 @@ extension Daemon {
         }
         if life.lastSaved != nil { life.lastSaved = SavedState(controller, midi: midi.savedLearned) }
         publishMIDI()
-        let n = options.midi.count + midi.learned.count
-        if n > 0 { log.info("MIDI: \(options.midi.count) mapping(s) from the config, \(midi.learned.count) learned") }
+        let n = settings.midi.count + midi.learned.count
+        if n > 0 { log.info("MIDI: \(settings.midi.count) mapping(s) from the config, \(midi.learned.count) learned") }
     }
 
     /// Every mapping in force, config first: what the audio thread runs and `/midi/map` lists.
     var midiMappings: [(config: MIDIMappingConfig, learned: Bool)] {
-        options.midi.map { ($0, false) } + midi.learned.map { ($0, true) }
+        settings.midi.map { ($0, false) } + midi.learned.map { ($0, true) }
     }
 
     /// Builds the table from the config's and the learned mappings against the registry in
@@ -94,7 +94,7 @@ extension Daemon {
     /// `note = "frequency"` mappings, and hands a waiting learn the controller that moved.
     func midiDuties() {
         midi.engine.collectRetired()
-        if controller.a4 != midi.publishedA4 && options.midi.contains(where: { $0.kind == .noteFrequency }) { publishMIDI() }
+        if controller.a4 != midi.publishedA4 && settings.midi.contains(where: { $0.kind == .noteFrequency }) { publishMIDI() }
         while let event = midi.engine.learnRing.pop() {
             guard let waiting = midi.waiting else { continue }
             guard let c = learnedMapping(from: event, param: waiting.param, kind: waiting.kind) else { continue }
@@ -200,7 +200,7 @@ extension Daemon {
     func midiConfigReloaded(from old: [MIDIMappingConfig]) {
         midi.learned.removeAll { controller.registry.id(named: $0.param) == nil }
         publishMIDI()
-        if options.midi != old { log.notice("MIDI: \(options.midi.count) mapping(s) from the config") }
+        if settings.midi != old { log.notice("MIDI: \(settings.midi.count) mapping(s) from the config") }
     }
 }
 

@@ -8,8 +8,8 @@ extension Daemon {
     /// Connects the listed ports to midi_in and midi_out to the listed ports. A port that is not
     /// there is a warning, not a failure; JACK forgets nothing paramd did not make.
     func connectMIDIPorts() {
-        connectMIDI(options.connectMIDIIn, .input)
-        connectMIDI(options.connectMIDIOut, .output)
+        connectMIDI(settings.connectMIDIIn, .input)
+        connectMIDI(settings.connectMIDIOut, .output)
     }
 
     private func connectMIDI(_ ports: [String], _ direction: MIDIConnectionDirection) {
@@ -23,12 +23,12 @@ extension Daemon {
         log.info("connected \(text)")
     }
 
-    /// After a reload changed `connect-midi-in` or `connect-midi-out` (now in `options`): the
+    /// After a reload changed `connect-midi-in` or `connect-midi-out` (now in `settings`): the
     /// ports added are connected at once, the ones taken off the list disconnected; the new
     /// lists are what every later connection to JACK makes.
     func midiConnectionsReloaded(from old: Settings) {
-        for (before, after, direction, key) in [(old.connectMIDIIn, options.connectMIDIIn, MIDIConnectionDirection.input, "connect-midi-in"),
-                                                (old.connectMIDIOut, options.connectMIDIOut, .output, "connect-midi-out")]
+        for (before, after, direction, key) in [(old.connectMIDIIn, settings.connectMIDIIn, MIDIConnectionDirection.input, SettingsTable.connectMIDIIn.key),
+                                                (old.connectMIDIOut, settings.connectMIDIOut, .output, SettingsTable.connectMIDIOut.key)]
             where before != after {
             let added = after.filter { !before.contains($0) }
             let removed = before.filter { !after.contains($0) }

@@ -10,9 +10,9 @@ extension Daemon {
     /// The interface `--multicast-interface` (or the config file's `multicast-interface`)
     /// names, when `--bind` holds a multicast group. Throws a clear error naming what is wrong:
     /// a group without an interface, or an interface the host does not have.
-    static func multicastInterface(_ options: Settings, log: Logger) throws(SocketError) -> MulticastInterface? {
-        let groups = options.bind.filter { SocketAddress(numeric: $0, port: 0)?.isMulticast == true }
-        guard let name = options.multicastInterface else {
+    static func multicastInterface(_ settings: Settings, log: Logger) throws(SocketError) -> MulticastInterface? {
+        let groups = settings.bind.filter { SocketAddress(numeric: $0, port: 0)?.isMulticast == true }
+        guard let name = settings.multicastInterface else {
             if let group = groups.first {
                 throw SocketError(operation: "bind \(group)", code: EINVAL,
                                detail: "a multicast group needs --multicast-interface (or multicast-interface in the config file) naming the network interface to join it on")

@@ -12,44 +12,38 @@ extension Daemon {
     func reload() {
         life.notifier?.reloading()
         defer { life.notifier?.send("READY=1\nSTATUS=\(life.status)") }
-        let environment = ProcessInfo.processInfo.environment
-        let explicit = life.commandLine.config.flatMap { Settings.expandTilde($0, environment: environment) }
-        let path = explicit ?? ConfigFile.defaultPath(environment: environment)
-        let file: ConfigFile?
+        let loaded: (settings: Settings, location: ConfigLocation, fileRead: Bool)
         do {
-            file = try ConfigFile.load(path: path, required: explicit != nil)
+            loaded = try Settings.load(commandLine: life.commandLine, environment: ProcessInfo.processInfo.environment)
         } catch {
             log.error("SIGHUP: config not reloaded, keeping the settings in force: \(error)")
             return
         }
-        let new = Settings(options: life.commandLine, file: file, configPath: file == nil ? nil : path,
-                           environment: environment)
-        let old = options
+        let new = loaded.settings
+        let old = settings
         var applied = old
 
+        // What SettingsTable marks live is applied here or below; the rest waits for a restart.
         if new.logLevel != old.logLevel {
             StderrLogHandler.setLevel(new.logLevel)
-            applied.logLevel = new.logLevel
             log.notice("log level now \(new.logLevel)")
         }
-        if new.maxSubscribers != old.maxSubscribers || new.subscriptionTtl != old.subscriptionTtl {
+        if new.maxSubscribers != old.maxSubscribers || new.subscriptionTtlSeconds != old.subscriptionTtlSeconds {
             publisher.subscriptions.withLock { table in
                 table.maxSubscribers = new.maxSubscribers
-                table.timeToLive = new.subscriptionTtl
+                table.timeToLive = new.subscriptionTtlSeconds
             }
-            applied.maxSubscribers = new.maxSubscribers
-            applied.subscriptionTtl = new.subscriptionTtl
-            log.notice("subscribers: at most \(new.maxSubscribers), lasting \(new.subscriptionTtl) s (for new and renewed subscriptions)")
+            log.notice("subscribers: at most \(new.maxSubscribers), lasting \(new.subscriptionTtlSeconds) s (for new and renewed subscriptions)")
         }
-        let restartOnly: [(String, Bool)] = [
-            ("port", new.port != old.port), ("bind", new.bind != old.bind),
-            ("multicast-interface", new.multicastInterface != old.multicastInterface),
-            ("http-port", new.httpPort != old.httpPort), ("http-allow-host", new.httpAllowHosts != old.httpAllowHosts), ("server", new.server != old.server),
-            ("name", new.name != old.name), ("connect", new.connections != old.connections),
-            ("autoconnect", new.autoconnect != old.autoconnect), ("state-file/no-state", new.stateFile != old.stateFile),
-        ]
-        for (key, changed) in restartOnly where changed {
-            log.notice("config: '\(key)' changed; it cannot change while paramd runs and takes effect at the next start")
+        for setting in SettingsTable.all {
+            switch setting.reload {
+            case .live:
+                setting.copy(new, &applied)
+            case .restart where setting.differs(new, old):
+                log.notice("config: '\(setting.key)' changed; it cannot change while paramd runs and takes effect at the next start")
+            case .restart:
+                break
+            }
         }
 
         // Default actions the file changed (a key removed goes back to SPEC §3's), for every
@@ -84,16 +78,13 @@ extension Daemon {
         }
         // Declared parameters added, changed or removed, CV ports, sends: live (Daemon+Parameters).
         registry = applyParameterChanges(from: registry, to: new.registry, connectCV: new.connectCV)
-        applied.connectCV = new.connectCV
         applied.registry = registry
         applied.configPath = new.configPath
         applied.midi = new.midi
-        applied.connectMIDIIn = new.connectMIDIIn
-        applied.connectMIDIOut = new.connectMIDIOut
-        options = applied
+        settings = applied
         midiConfigReloaded(from: old.midi)
         midiConnectionsReloaded(from: old)
-        log.info("config reloaded from \(file == nil ? "(no file at \(path))" : path)")
+        log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")
     }
 }
 

@@ -15,7 +15,7 @@ import ParamSystem
 ///   systemd notification and the watchdog, SIGHUP, SIGTERM.
 final class Daemon {
     /// The settings in force (command line over config file); a reload may change some.
-    var options: Settings
+    var settings: Settings
     let log: Logger
     var controller = Controller()
     /// The OSC address space, built from the controller's registry.
@@ -59,24 +59,24 @@ final class Daemon {
     var droppedEventsBefore = 0
     var errorLog = RateLimiter(burst: 5, interval: 1)
 
-    init(options: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
-        self.options = options
+    init(settings: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
+        self.settings = settings
         self.log = log
         self.signals = signals
 
         // Sockets first: a port in use is a clear error before JACK sees us.
-        let hosts = options.bind.isEmpty ? ["127.0.0.1", "::1"] : options.bind
-        let interface = try Self.multicastInterface(options, log: log)
+        let hosts = settings.bind.isEmpty ? ["127.0.0.1", "::1"] : settings.bind
+        let interface = try Self.multicastInterface(settings, log: log)
         var sockets: [UDPSocket] = []
         for host in hosts {
-            let address = SocketAddress(numeric: host, port: options.port)!
+            let address = SocketAddress(numeric: host, port: settings.port)!
             let socket: UDPSocket
             do {
                 socket = try UDPSocket(bindingTo: address, multicastInterface: address.isMulticast ? interface : nil)
             } catch {
                 // A host without IPv6 still serves IPv4 loopback (SPEC §4.8).
                 let noIPv6 = error.code == EADDRNOTAVAIL || error.code == EAFNOSUPPORT
-                guard options.bind.isEmpty, address.isIPv6, noIPv6 else { throw error }
+                guard settings.bind.isEmpty, address.isIPv6, noIPv6 else { throw error }
                 log.notice("no IPv6 loopback on this host; listening on IPv4 only")
                 continue
             }
@@ -86,35 +86,35 @@ final class Daemon {
         // HTTP on the same addresses (a multicast group is no address to serve TCP on), before
         // JACK too: a taken port stops paramd at once.
         let unicast = sockets.map(\.address).filter { !$0.isMulticast }
-        if options.httpPort != 0 && unicast.isEmpty {
+        if settings.httpPort != 0 && unicast.isEmpty {
             log.notice("HTTP off: paramd listens on multicast groups only (add --bind 127.0.0.1 for OSCQuery and /ui)")
         }
-        if options.httpPort != 0 && !unicast.isEmpty {
-            let server = try HTTPServer(addresses: unicast, port: options.httpPort,
-                                        allowHosts: options.httpAllowHosts, inbox: inbox, log: log)
+        if settings.httpPort != 0 && !unicast.isEmpty {
+            let server = try HTTPServer(addresses: unicast, port: settings.httpPort,
+                                        allowHosts: settings.httpAllowHosts, inbox: inbox, log: log)
             log.info("HTTP on \(server.listening): OSCQuery, WebSocket, the control page at /ui")
             http = server
         } else {
             http = nil
         }
-        zeroconf = Zeroconf.announce(name: options.name, httpPort: http == nil ? 0 : options.httpPort, oscPort: options.port,
+        zeroconf = Zeroconf.announce(name: settings.name, httpPort: http == nil ? 0 : settings.httpPort, oscPort: settings.port,
                                      addresses: unicast, log: log)
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).
-        var life = Lifecycle(commandLine: commandLine, settings: options, log: log)
-        let starting = life.startingController(options, log: log)
+        var life = Lifecycle(commandLine: commandLine, settings: settings, log: log)
+        let starting = life.startingController(settings, log: log)
         self.life = life
         controller = starting
         routes = RouteTable(registry: starting.registry)
-        let server = options.serverName(environment: ProcessInfo.processInfo.environment)
+        let server = settings.serverName(environment: ProcessInfo.processInfo.environment)
         // No audio thread runs the parked renderer: its blocks leave `HotMemory` to the client's.
         let parked = HotMemory.outside { Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }) }
         let wake = FeedbackWake()
-        jack = JackSession(name: options.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
+        jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
-                              maxSubscribers: options.maxSubscribers, timeToLive: options.subscriptionTtl,
+                              maxSubscribers: settings.maxSubscribers, timeToLive: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)
         startMIDI()
     }

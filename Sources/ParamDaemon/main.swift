@@ -4,11 +4,15 @@ import Logging
 
 // paramd: a JACK client whose parameters are animated per sample from OSC.
 
-var options: Options
+var commandLine: Options
 do {
-    options = try Options.parse()
+    commandLine = try Options.parse()
 } catch {
     Options.exit(withError: error)
+}
+if commandLine.printSettingsTable {
+    print(SettingsTable.listing)
+    exit(0)
 }
 
 let environment = ProcessInfo.processInfo.environment
@@ -23,7 +27,7 @@ let signals = Signals.install([SIGTERM, SIGINT, SIGHUP])
 // Under a session manager (NSM_URL, SPEC §11): announce, and build the daemon only when `open`
 // says where the session's config and state are and what the JACK client is called.
 if let nsm = NSMClient.fromEnvironment(environment, executable: CommandLine.arguments.first ?? "paramd", log: log) {
-    switch nsm.waitForOpen(commandLine: options, environment: environment, signals: signals) {
+    switch nsm.waitForOpen(commandLine: commandLine, environment: environment, signals: signals) {
     case .opened(let daemon):
         do {
             exit(try daemon.run())
@@ -39,25 +43,21 @@ if let nsm = NSMClient.fromEnvironment(environment, executable: CommandLine.argu
     }
 }
 
-// The config file: --config, else $XDG_CONFIG_HOME/paramd/config.toml if it exists. A bad file
-// is an error naming the line and the key, and paramd does not start (EX_CONFIG).
-let explicitConfig = options.config.flatMap { Settings.expandTilde($0, environment: environment) }
-let configPath = explicitConfig ?? ConfigFile.defaultPath(environment: environment)
-let file: ConfigFile?
+// The config file (ConfigLocation). A bad file is an error naming the line and the key, and
+// paramd does not start (EX_CONFIG).
+let settings: Settings
 do {
-    file = try ConfigFile.load(path: configPath, required: explicitConfig != nil)
+    settings = try Settings.load(commandLine: commandLine, environment: environment).settings
 } catch {
     log.error("bad config file: \(error); paramd does not start")
     exit(78)
 }
-let settings = Settings(options: options, file: file, configPath: file == nil ? nil : configPath,
-                        environment: environment)
 StderrLogHandler.setLevel(settings.logLevel)
-if file != nil { log.info("config read from \(configPath)") }
-log.debug("settings: port \(settings.port), bind \(settings.hosts.joined(separator: " ")), server \(settings.server ?? "(default)"), name \(settings.name), connect \(settings.connections.isEmpty ? "-" : settings.connections.joined(separator: ",")), autoconnect \(settings.autoconnect), state \(settings.stateFile ?? "off"), max-subscribers \(settings.maxSubscribers), subscription-ttl \(settings.subscriptionTtl) s")
+if let configPath = settings.configPath { log.info("config read from \(configPath)") }
+log.debug("settings: port \(settings.port), bind \(settings.hosts.joined(separator: " ")), server \(settings.server ?? "(default)"), name \(settings.name), connect \(settings.connections.isEmpty ? "-" : settings.connections.joined(separator: ",")), autoconnect \(settings.autoconnect), state \(settings.stateFile ?? "off"), max-subscribers \(settings.maxSubscribers), subscription-ttl \(settings.subscriptionTtlSeconds) s")
 
 do {
-    let daemon = try Daemon(options: settings, commandLine: options, log: log, signals: signals)
+    let daemon = try Daemon(settings: settings, commandLine: commandLine, log: log, signals: signals)
     exit(try daemon.run())
 } catch {
     log.critical("\(error)")

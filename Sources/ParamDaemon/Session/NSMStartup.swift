@@ -95,33 +95,31 @@ extension NSMClient {
             return nil
         }
         // The session decides where config and state live and what JACK calls paramd.
-        var options = commandLine
-        let overridden = [("--config", options.config != nil), ("--state-file", options.stateFile != nil),
-                          ("--no-state", options.state == false), ("--name", options.name != nil)]
+        var sessionCommandLine = commandLine
+        let overridden = [("--config", commandLine.config != nil), ("--state-file", commandLine.stateFile != nil),
+                          ("--no-state", commandLine.state == false), ("--name", commandLine.name != nil)]
             .filter(\.1).map(\.0)
         if !overridden.isEmpty {
             log.notice("NSM: \(overridden.joined(separator: ", ")) ignored: the session keeps config and state in \(request.path) and names the JACK client")
         }
-        options.config = folder.configFile
-        options.stateFile = folder.stateFile
-        options.state = true
-        options.name = request.clientID
+        sessionCommandLine.config = folder.configFile
+        sessionCommandLine.stateFile = folder.stateFile
+        sessionCommandLine.state = true
+        sessionCommandLine.name = request.clientID
 
-        let file: ConfigFile?
+        let settings: Settings
         do {
-            file = try ConfigFile.load(path: folder.configFile, required: false)
+            settings = try Settings.load(commandLine: sessionCommandLine, environment: environment).settings
         } catch {
             log.error("NSM: bad config file in the session: \(error)")
             _ = carryOut(machine.openFailed(.badProject, "paramd: bad config file: \(error)"))
             return nil
         }
-        let settings = Settings(options: options, file: file, configPath: file == nil ? nil : folder.configFile,
-                                environment: environment)
         StderrLogHandler.setLevel(settings.logLevel)
-        if file != nil { log.info("config read from \(folder.configFile)") }
+        if let configPath = settings.configPath { log.info("config read from \(configPath)") }
         let daemon: Daemon
         do {
-            daemon = try Daemon(options: settings, commandLine: options, log: log, signals: signals)
+            daemon = try Daemon(settings: settings, commandLine: sessionCommandLine, log: log, signals: signals)
         } catch {
             log.error("NSM: cannot start under the session: \(error)")
             _ = carryOut(machine.openFailed(.general, "paramd cannot start: \(error)"))
