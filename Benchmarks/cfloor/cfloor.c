@@ -1,38 +1,15 @@
 /*
- * cfloor: the C floor for `make bench-process` (scripts/bench-process.py, docs/PERFORMANCE.md,
- * "Process cost against a C floor").
- *
- * A minimal JACK client doing what paramd does for the benchmark's scenarios, written the
- * plain C way, so that paramd's process cost can be read against it:
- *
- *   - SPEC §2's signal path: a sine tone (phase in double precision), equal-power pan on the
- *     tone, in_1/in_2 passed at `input` gain, everything times `volume`; ports in_1 in_2
- *     out_1 out_2.
- *   - five parameters (SPEC §3 ranges and initial values), each with a per-sample LINEAR ramp:
- *     `/<param> value [duration]` (any numeric type; duration in seconds, default 0.25) ramps
- *     from the sounding value to the clamped target over round(duration · sr) samples.
- *   - `/subscribe [pattern [rate [port]]]`: `/subscribed s pattern f rate`, the matching values,
- *     then `/<param> f value` at most `rate` per second per parameter while it moves, never the
- *     same value twice, ending on the exact final value (several due at once go as one bundle).
- *   - `/ping` → `/pong`. Nothing else (no curves, no /done, no bundles in, no state).
- *
- * Threads: the JACK process thread (no allocation, no lock, no system call); the main thread,
- * blocked in poll() on the OSC socket and a signalfd; a publisher thread, blocked on a
- * semaphore while nothing moves and ticking at the subscribers' rate while something does.
- * Targets go from the main thread to the process thread through a single-producer
- * single-consumer ring; values come back as atomics written at the end of every period.
- *
- * liblo decodes incoming messages and matches subscription patterns. Its server is not used:
- * liblo 0.31 binds its UDP servers to every interface (a host in the URL is taken as a
- * multicast group), and this client, like paramd, listens on 127.0.0.1 only.
+ * cfloor: the C floor for `make bench-process` — SPEC §2's signal path and five parameters on
+ * per-sample linear ramps, `/subscribe` and `/ping`, written the plain C way so that paramd's
+ * process cost can be read against it. What it does and does not do, its threads, and why
+ * liblo's server is not used: docs/PERFORMANCE.md, "Process cost against a C floor".
  *
  *   cc -O2 -o cfloor cfloor.c -ljack -llo -lm -lpthread
  *   cfloor -s SERVER [-n NAME] -p PORT
  *
- * The floor calls libm's sin and cos, as a plain C client would. Built with
- * -DCFLOOR_INLINE_SINE it takes them from the same bounded-range polynomials paramd's signal
- * path uses instead (ParamCore/Render/SignalMath.swift): not the floor, but a reading of
- * what paramd costs beyond the sine (docs/PERFORMANCE.md, "The callback alone").
+ * It calls libm's sin and cos; -DCFLOOR_INLINE_SINE takes them from the polynomials paramd's
+ * signal path uses (ParamCore/Render/SignalMath.swift) instead: not the floor, but a reading of
+ * what paramd costs beyond the sine ("The callback alone").
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
