@@ -105,6 +105,7 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
     jack_set_process_callback(client.handle, callback, state)
     jack_on_shutdown(client.handle, onShutdown, nil)
     _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    printConnections(of: client)
     try client.activate()
     for (index, target) in targets.enumerated() {
         try client.connect(from: JackClient.portName(ports[index]!), to: target)

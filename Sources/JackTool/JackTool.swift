@@ -21,7 +21,7 @@ extension JackTool {
     struct Feed: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a constant into one output per port until SIGTERM/SIGINT.",
-            discussion: "Prints 'ready' on stdout once connected.")
+            discussion: "Prints 'ready' on stdout once connected, and 'connected A B' / 'disconnected A B' for every connection made or broken in the graph.")
 
         @OptionGroup var options: ServerOptions
         @Option(help: "JACK client name.") var name = "feeder"
@@ -55,7 +55,9 @@ extension JackTool {
         static let configuration = CommandConfiguration(
             abstract: "Record one input per port until SIGTERM/SIGINT, then write FILE and FILE.json.",
             discussion: """
-                Prints 'ready' on stdout once connected. FILE holds raw little-endian float32 \
+                Prints 'sample_rate N' and 'ready' on stdout once connected, 'recorded N' each \
+                time another 10 ms of frames are in, and 'connected A B' / 'disconnected A B' for \
+                every connection made or broken in the graph. FILE holds raw little-endian float32 \
                 samples, channels interleaved; FILE.json holds sampleRate, channels, frames, \
                 firstFrameTime and periods ([frameTime, usecs, nframes] of every recorded period).
                 """)

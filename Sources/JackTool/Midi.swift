@@ -44,6 +44,8 @@ struct MIDIToolState: ~Copyable {
     var next = 0
     let armed = Atomic<Bool>(false)
     let allSent = Atomic<Bool>(false)
+    /// `receivedCount`, published for the main thread's `received …` lines.
+    let receivedPublished = Atomic<Int>(0)
 }
 
 /// Sends the scheduled events at their periods and offsets and records what arrives, each with
@@ -102,6 +104,7 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
                 state.pointee.received[state.pointee.receivedCount] = s
                 state.pointee.receivedCycles[state.pointee.receivedCount] = cycle
                 state.pointee.receivedCount += 1
+                state.pointee.receivedPublished.store(state.pointee.receivedCount, ordering: .releasing)
             }
         }
     }
@@ -113,7 +116,9 @@ extension JackTool {
         static let configuration = CommandConfiguration(
             abstract: "Send MIDI events at given periods and offsets, and record MIDI events with their frames.",
             discussion: """
-                Prints 'ready' once its ports are connected and 'sent' once every --send event is written. \
+                Prints 'ready' once its ports are connected, 'sent' once every --send event is written, \
+                'received HH HH HH' for each event that arrives, and 'connected A B' / 'disconnected A B' \
+                for every connection made or broken in the graph. \
                 Period 0 is the first cycle after 'ready'. On SIGTERM/SIGINT writes FILE (--output) as JSON: \
                 sampleRate, bufferSize, sent and received, each a list of [stamp, nframes, offset, byte…] where \
                 stamp is the cycle's jack_last_frame_time; cycles, every cycle's stamp from period 0 on; and \
@@ -192,6 +197,7 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     jack_set_process_callback(client.handle, midiToolProcess, state)
     jack_on_shutdown(client.handle, onShutdown, nil)
     _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    printConnections(of: client)
     try client.activate()
     if let out {
         for target in targets { try client.connect(from: JackClient.portName(out), to: target) }
@@ -211,9 +217,23 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     if !afterConnected { printNow("ready") }
     var announced = events.isEmpty
     if announced { printNow("sent") }
+    // `received HH HH HH` for each event that arrives, so a test waits for a value, not a time.
+    var printed = 0
+    func printReceived() {
+        let count = state.pointee.receivedPublished.load(ordering: .acquiring)  // pairs with midiToolProcess
+        while printed < count {
+            let e = received[printed]
+            let bytes = [e.bytes.0, e.bytes.1, e.bytes.2].prefix(Int(e.count))
+            printNow((["received"] + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }).joined(separator: " "))
+            printed += 1
+        }
+    }
     var reason = Signals.Reason.condition
     while true {
-        reason = Signals.wait(until: { !announced && state.pointee.allSent.load(ordering: .acquiring) })
+        reason = Signals.wait(until: {
+            printReceived()
+            return !announced && state.pointee.allSent.load(ordering: .acquiring)
+        })
         if reason == .condition {
             announced = true
             printNow("sent")

@@ -27,6 +27,8 @@ struct RecordState: ~Copyable {
     let armed = Atomic<Bool>(false)
     /// Set by the process thread when the buffer is full.
     let full = Atomic<Bool>(false)
+    /// `frames`, published for the main thread's `recorded N` lines while recording runs.
+    let recordedFrames = Atomic<Int>(0)
 
     init(client: OpaquePointer, ports: UnsafeMutablePointer<OpaquePointer?>, channels: Int,
          capacityFrames: Int, periodCapacity: Int) {
@@ -88,6 +90,7 @@ func recordProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     state.pointee.periods[periodIndex] = PeriodStamp(frameTime: frameTime, usecs: currentUsecs, frames: nframes)
     state.pointee.periodCount = periodIndex + 1
     state.pointee.frames = start + count
+    state.pointee.recordedFrames.store(start + count, ordering: .relaxed)
     if state.pointee.frames >= state.pointee.capacityFrames
         || state.pointee.periodCount >= state.pointee.periodCapacity
     {
@@ -128,16 +131,27 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
     jack_set_process_callback(client.handle, recordProcess, state)
     jack_on_shutdown(client.handle, onShutdown, nil)
     _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    printConnections(of: client)
     try client.activate()
     for (index, source) in sources.enumerated() {
         try client.connect(from: source, to: JackClient.portName(ports[index]!))
     }
     state.pointee.armed.store(true, ordering: .releasing)  // pairs with recordProcess
     log("\(client.name) recording \(sources.joined(separator: ", ")) at \(sampleRate) Hz, \(client.bufferSize) frames, up to \(seconds) s into \(output)")
+    printNow("sample_rate \(sampleRate)")
     printNow("ready")
 
+    // `recorded N` on stdout each time another 10 ms of frames are in, so a test waits for
+    // audio time (frames recorded) rather than wall-clock time.
+    var reported = 0
+    let reportStep = max(1, sampleRate / 100)
     let reason = Signals.wait(until: {
-        exitWhenFull && state.pointee.full.load(ordering: .acquiring)
+        let frames = state.pointee.recordedFrames.load(ordering: .relaxed)
+        if frames >= reported + reportStep {
+            reported = frames
+            printNow("recorded \(frames)")
+        }
+        return exitWhenFull && state.pointee.full.load(ordering: .acquiring)
     })
     client.deactivate()  // from here on the process callback does not run
     let recording = Recording(

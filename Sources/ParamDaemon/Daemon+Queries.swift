@@ -36,7 +36,9 @@ extension Daemon {
     /// `lost` after the server went away; the shutdown callback's flag counts at once, before
     /// the control loop has closed the client. `wakeups_per_s` is SPEC §4.4's, after the
     /// SPEC's eleven, so that readers by position still find those first. Last come SPEC §12's
-    /// `clock_synced i`, `clock_error_us f` (adjtimex) and `clock_jitter_us f` (ClockWatch.swift).
+    /// `clock_synced i`, `clock_error_us f` (adjtimex) and `clock_jitter_us f` (ClockWatch.swift),
+    /// then the MIDI counters and `midi_in_links i`, `midi_out_links i`: the connections
+    /// `midi_in` and `midi_out` have (0 while JACK is not connected).
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
         let droppedCommands = dropped
@@ -65,7 +67,10 @@ extension Daemon {
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),
             ("dropped_packets", .int32(Int32(clamping: droppedPackets))),
             ("dropped_feedback", .int32(Int32(clamping: publisher.droppedFeedback.load(ordering: .relaxed)))),
-        ] + clockStatusPairs() + midiStatusPairs
+        ] + clockStatusPairs() + midiStatusPairs + [
+            ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.load(0) ?? 0))),
+            ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.load(1) ?? 0))),
+        ]
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }
 

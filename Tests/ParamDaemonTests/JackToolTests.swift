@@ -14,7 +14,11 @@ struct JackToolTests {
             server: server, connect: ["system:playback_1", "system:playback_2"], value: 0.5)
         #expect(feeder.ports == ["\(feeder.name):out_1", "\(feeder.name):out_2"])
         let recorder = try await JackTool.record(server: server, connect: feeder.ports, seconds: 5)
-        try await Task.sleep(for: .milliseconds(400))
+        // Each tool's port-connect callback prints the connections it sees made, its own and others'.
+        try await feeder.process.waitForConnection(feeder.ports[0], "system:playback_1")
+        try await feeder.process.waitForConnection(feeder.ports[1], recorder.ports[1])
+        try await recorder.process.waitForConnection(feeder.ports[0], recorder.ports[0])
+        try await recorder.record(seconds: 0.4)
         let recording = try await recorder.stop()
         #expect(try await feeder.stop() == .exited(0))
 
@@ -98,7 +102,7 @@ struct JackToolTests {
     @Test func recorderWritesWhatItHasAndExitsOneWhenTheServerStops() async throws {
         let (recorder, serverName) = try await JackServer.with(rate: 48000, period: 256) { server in
             let recorder = try await JackTool.record(server: server, connect: ["system:capture_1"], seconds: 5)
-            try await Task.sleep(for: .milliseconds(200))
+            try await recorder.record(seconds: 0.2)
             return (recorder, server.name)
         }
         #expect(try await recorder.process.waitForExit(timeout: .seconds(10)) == .exited(1))

@@ -1,4 +1,5 @@
 @testable import ParamCore
+import Testing
 
 /// Drives a Renderer without JACK: DC 1.0 into in_1 and in_2, so with the tone off out_1
 /// equals volume·input sample by sample.
@@ -23,12 +24,17 @@ struct RendererHarness {
         in1.deallocate(); out1.deallocate(); out2.deallocate()
     }
 
-    mutating func send(_ p: ParameterID, _ spec: AnimationSpec, start: StartTime = .immediately, delay: Double = 0, serial: UInt32 = 0) {
-        _ = renderer.commands.push(TimedCommand(.animate(p, spec), start: start, delaySeconds: delay, serial: serial))
+    /// Pushes an animation onto the command ring; a full ring fails the test at the caller.
+    mutating func send(_ p: ParameterID, _ spec: AnimationSpec, start: StartTime = .immediately, delay: Double = 0, serial: UInt32 = 0,
+                       sourceLocation: SourceLocation = #_sourceLocation) {
+        send(.animate(p, spec), start: start, delay: delay, serial: serial, sourceLocation: sourceLocation)
     }
 
-    mutating func send(_ command: Command, start: StartTime = .immediately, delay: Double = 0, serial: UInt32 = 0) {
-        _ = renderer.commands.push(TimedCommand(command, start: start, delaySeconds: delay, serial: serial))
+    /// Pushes a command onto the command ring; a full ring fails the test at the caller.
+    mutating func send(_ command: Command, start: StartTime = .immediately, delay: Double = 0, serial: UInt32 = 0,
+                       sourceLocation: SourceLocation = #_sourceLocation) {
+        let pushed = renderer.commands.push(TimedCommand(command, start: start, delaySeconds: delay, serial: serial))
+        #expect(pushed, "the command ring refused \(command)", sourceLocation: sourceLocation)
     }
 
     mutating func updates() -> [TargetUpdate] {

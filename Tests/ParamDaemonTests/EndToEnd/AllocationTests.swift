@@ -98,8 +98,11 @@ struct AllocationTests {
                 // Every kind of message has run once and what it started has ended: from here
                 // on the callback's code and stack are warm, and a page fault is a first touch
                 // of memory nobody made resident (the rings fill from here: values stream to a
-                // subscriber every period).
-                try await Task.sleep(for: .milliseconds(400))
+                // subscriber every period). Warm after 75 more periods (0.4 s), as the report counts them.
+                let calls = try AllocationReport.load(report).processCalls
+                try await waitUntil("75 more process calls in the allocation report", timeout: .seconds(30)) {
+                    ((try? AllocationReport.load(report))?.processCalls ?? 0) >= calls + 75
+                }
                 warm = try AllocationReport.load(report)
                 try client.send("/subscribe", [.string("/*"), .float32(0)])
             }
@@ -131,7 +134,7 @@ struct AllocationTests {
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }
-            try await Task.sleep(for: .milliseconds(25))
+            try await Task.sleep(for: .milliseconds(25))  // pacing: the 60 rounds spread over 1.5 s, beside MIDI, feedback and sends
             _ = client.socket.drain()
             forwarded += sink.socket.drain().count
         }

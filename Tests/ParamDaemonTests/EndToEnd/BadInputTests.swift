@@ -28,10 +28,10 @@ struct BadInputTests {
             .message(OSCMessage("/input", [.float32(0.5), .float32(0)])),
             .message(OSCMessage("/pan", [.float32(-0.5), .float32(0)])),
         ]))
-        try await Task.sleep(for: .milliseconds(200))
+        try await client.waitForValue("pan") { value, _ in value == -0.5 }  // the bundle's last, on the same frame
         let before = try await params(client)
         let recorder = try await JackTool.record(server: server, connect: ["\(name):out_1"], seconds: 60)
-        try await Task.sleep(for: .milliseconds(300))
+        try await recorder.record(seconds: 0.3)
 
         // 1. Each crafted message: its /error, naming its address, with a reason.
         var expectedErrors = 0
@@ -67,13 +67,9 @@ struct BadInputTests {
             expectedErrors += expected.errors
             if expected.malformed { randomMalformed += 1 } else { expectedReplies += expected.errors }
             try client.socket.send(bytes, toPort: paramd.port)
-            if i % 100 == 99 {
-                try await Task.sleep(for: .milliseconds(5))
-                errorReplies += countErrors(client.socket.drain())
-            }
+            if i % 100 == 99 { errorReplies += await errorsBeforePong(client) }
         }
-        try await Task.sleep(for: .milliseconds(300))
-        errorReplies += countErrors(client.socket.drain())
+        errorReplies += await errorsBeforePong(client)
         #expect(errorReplies == expectedReplies, "one /error per refused message")
         TestLog.write("bad input: \(BadInput.refused.count) crafted refusals, \(malformedCrafted) crafted malformed, \(random.count) random packets (\(randomMalformed) malformed, \(expectedReplies) refused messages)")
 
@@ -87,6 +83,7 @@ struct BadInputTests {
         #expect(status.statusInt("dropped") == 0)
         // What the rate limiter held back is reported once its window ends.
         try await paramd.process.waitForLine(containing: "suppressed=", on: .stderr, timeout: .seconds(3))
+        try await recorder.waitUntilRecorded(frames: 48000 + 4800)  // more than the second checked below
         let recording = try await recorder.stop()
         try await feeder.stop()
         #expect(try await paramd.stop() == .exited(0))
@@ -130,9 +127,11 @@ struct BadInputTests {
         return lines
     }
 
-    private func countErrors(_ datagrams: [[UInt8]]) -> Int {
-        datagrams.filter { bytes in
-            if case .message(let m)? = try? OSCPacket.decode(bytes) { m.address == "/error" } else { false }
-        }.count
+    /// Sends `/ping` and counts the `/error`s that come before its `/pong`: paramd answers in
+    /// order, so every reply to what was sent before the ping is in by then.
+    private func errorsBeforePong(_ client: OSCClient) async -> Int {
+        do { try client.send("/ping") } catch { Issue.record("ping: \(error)"); return 0 }
+        guard let replies = await client.receive(until: "/pong") else { Issue.record("no /pong"); return 0 }
+        return replies.filter { $0.address == "/error" }.count
     }
 }

@@ -28,13 +28,13 @@ struct BufferSizeTests {
             let feeder = try await JackTool.feed(server: server, name: "feeder-bufsize", connect: ["paramd-bufsize:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-bufsize", connect: ["paramd-bufsize:out_1"], seconds: 20)
             try await setBufferSize(server, 1024)
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             try await oscsend(paramd.port, "/volume", "ffs", "0", "2", "default")
             for size in Self.sizes {  // in the middle of the fade
-                try await Task.sleep(for: .milliseconds(350))
+                try await recorder.record(seconds: 0.35)
                 try await setBufferSize(server, size)
             }
-            try await Task.sleep(for: .milliseconds(1300))
+            try await recorder.record(seconds: 1.3)
             let recording = try await recorder.stop()
             try await feeder.stop()
             try await setBufferSize(server, 256)

@@ -49,9 +49,9 @@ struct DeclaredParameterTests {
         let found = try await recordUntilCovered("cv_cutoff glide") {
             let (paramd, _) = try await start(server, "paramd-cv", config: Self.cutoff)
             let recorder = try await JackTool.record(server: server, name: "rec-cv", connect: ["paramd-cv:cv_cutoff"], seconds: 10)
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "0.5", "easeInEaseOut")
-            try await Task.sleep(for: .milliseconds(900))
+            try await recorder.record(seconds: 0.9)
             let recording = try await recorder.stop()
             #expect(try await paramd.stop() == .exited(0))
             return recording
@@ -85,13 +85,13 @@ struct DeclaredParameterTests {
             let feeder = try await JackTool.feed(server: server, name: "feeder-bundle2", connect: ["paramd-bundle2:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-bundle2",
                                                      connect: ["paramd-bundle2:out_1", "paramd-bundle2:cv_cutoff"], seconds: 10)
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             let client = try OSCClient(port: paramd.port)
             try client.send(.bundle(timeTag: OSCTimeTag.immediately, elements: [
                 .message(OSCMessage("/volume", [.float32(0.5), .float32(0.1), .string("linear")])),
                 .message(OSCMessage("/cutoff", [.float32(2000), .float32(0.1), .string("linear")])),
             ]))
-            try await Task.sleep(for: .milliseconds(500))
+            try await recorder.record(seconds: 0.5)
             let recording = try await recorder.stop()
             try await feeder.stop()
             #expect(try await paramd.stop() == .exited(0))
@@ -132,7 +132,7 @@ struct DeclaredParameterTests {
         #expect(moved?.dropLast().last == OSCMessage("/cutoff", [.float32(20000)]), "the exact final value, then /done")
         #expect(moved?.last == OSCMessage("/cutoff/done", [.int32(1)]))
         try client.send("/cutoff", [.float32(3000), .float32(0)])
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForValue("cutoff") { value, _ in value == 3000 }
         #expect(try await paramd.stop() == .exited(0))
         let state = try String(contentsOfFile: home.stateFile, encoding: .utf8)
         #expect(state.contains("\"cutoff\""), "saved by name: \(state)")
@@ -168,15 +168,19 @@ struct DeclaredParameterTests {
         let port = try freeUDPPort()
         let dump = try ChildProcess("/usr/bin/oscdump", ["-L", "\(port)"], label: "oscdump")
         defer { dump.signal(SIGTERM) }
-        try await Task.sleep(for: .milliseconds(300))
+        // oscdump listens once a probe sent to its port shows up in what it prints.
+        let probe = try UDPSocket(.ipv4)
+        try await waitUntil("oscdump prints a probe", timeout: .seconds(10), interval: .milliseconds(50)) {
+            try probe.send(OSCMessage("/probe").encoded(), toPort: port)
+            return dump.standardOutput.contains("/probe")
+        }
         let config = Self.cutoff + """
 
             send = { url = "osc.udp://127.0.0.1:\(port)/n_set", args = [1000, "cutoff", "$value", "$target"], rate = 20 }
             """
         let (paramd, _) = try await start(server, "paramd-send", config: config)
-        try await Task.sleep(for: .milliseconds(200))
         try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "1", "linear")
-        try await Task.sleep(for: .milliseconds(1600))
+        try await dump.waitForLine(containing: "\"cutoff\" 5000.000000 5000.000000", on: .stdout, timeout: .seconds(10))
         #expect(try await paramd.stop() == .exited(0))
         _ = try await dump.stop(signal: SIGTERM)
         // oscdump: "<arrival time tag> /n_set iffs 1000 "cutoff" 1234.5 5000.0"
@@ -233,7 +237,7 @@ struct DeclaredParameterReloadTests {
         try client.send("/cutoff", [.float32(15000), .float32(0)])
         try client.send("/gone", [.float32(0.5), .float32(30)])  // in flight when it goes
         try client.send("/volume", [.float32(0.2), .float32(1.5), .string("linear")])  // in flight across the reload
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForValue("volume") { value, _ in value < 1 }  // under way, and /gone, sent before it, too
         #expect(try await server.ports().contains("paramd-live:cv_gone"))
 
         try home.writeConfig("""
@@ -304,13 +308,13 @@ struct DeclaredParameterServerLossTests {
         try client.send("/subscribe", [.string("/cutoff"), .float32(0)])
         _ = await client.receive(until: "/cutoff")
         try client.send("/cutoff", [.float32(3000), .float32(10), .string("id"), .int32(9)])
-        try await Task.sleep(for: .milliseconds(300))
+        _ = await client.receive(until: "/cutoff")  // under way: its first value has arrived
 
         try await server.stop()
         let ended = await client.receive(until: "/cutoff/done", timeout: .seconds(5))
         #expect(ended?.last?.arguments == [.int32(0), .int32(9)], "the glide in flight ends with /done i 0 i 9: \(paramd.process.standardError)")
         try client.send("/cutoff", [.float32(7000), .float32(0)])  // taken while away
-        try await Task.sleep(for: .milliseconds(200))
+        try await client.waitForValue("cutoff") { _, target in target == 7000 }
 
         server = try await JackServer.start(name: serverName)
         do {
@@ -321,7 +325,7 @@ struct DeclaredParameterServerLossTests {
         }
         #expect(try await server.ports().contains("paramd-dloss:cv_cutoff"), "the CV port is registered again")
         let recorder = try await JackTool.record(server: server, name: "rec-dloss", connect: ["paramd-dloss:cv_cutoff"], seconds: 2)
-        try await Task.sleep(for: .milliseconds(300))
+        try await recorder.record(seconds: 0.3)
         let recording = try await recorder.stop()
         #expect(!recording.channels[0].isEmpty && recording.channels[0].allSatisfy { $0 == 7000 }, "it sounds its target: \(recording.channels[0].prefix(4))")
         #expect(try await client.get("cutoff")?.target == 7000)

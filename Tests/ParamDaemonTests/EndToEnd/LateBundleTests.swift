@@ -30,7 +30,7 @@ struct LateBundleTests {
         clock_gettime(CLOCK_REALTIME, &now)
         let past = OSCTimeTag(unixSeconds: Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 - 1)!
         try client.send(.bundle(timeTag: past, elements: [.message(OSCMessage("/tone", [.float32(0.5), .float32(0)]))]))
-        try await Task.sleep(for: .milliseconds(100))
+        try await client.waitForStatus("late") { $0 == 1 }
         #expect(try await status(client)["late"] == .int32(1))
         let tone = try await client.request("/tone/get", reply: "/tone")
         #expect(tone?.firstFloat == 0.5, "it started anyway")
@@ -48,10 +48,10 @@ struct LateBundleTests {
             .message(OSCMessage("/pan", [.float32(-1), .float32(0)])),
             .bundle(timeTag: soon, elements: [.message(OSCMessage("/tone", [.float32(0.25), .float32(0)]))]),
         ]))
-        try await Task.sleep(for: .milliseconds(100))
+        try await client.waitForValue("pan") { value, _ in value == -1 }
         #expect(try await client.request("/pan/get", reply: "/pan")?.firstFloat == -1)
         #expect(try await client.request("/tone/get", reply: "/tone")?.firstFloat == 0, "not yet: its time is 0.3 s away")
-        try await Task.sleep(for: .milliseconds(400))
+        try await client.waitForValue("tone") { value, _ in value == 0.25 }
         #expect(try await client.request("/tone/get", reply: "/tone")?.firstFloat == 0.25)
         #expect(try await status(client)["late"] == .int32(0))
         #expect(try await paramd.stop() == .exited(0))

@@ -38,7 +38,7 @@ struct MIDITests {
                 """)
             let sender = try await JackTool.midi(server: server, connect: ["pd-cc7:midi_in"], send: [(40, 100, [0xB0, 7, 64])])
             try await sender.waitUntilSent()
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             let log = try await sender.stop()
             let recording = try await recorder.stop()
             try await feeder.stop()
@@ -102,7 +102,7 @@ struct MIDITests {
         let sender = try await JackTool.midi(server: server, connect: ["midi-rec-self:midi_in"],
                                              send: [(10, 0, [0xB0, 7, 1]), (10, 200, [0x90, 60, 100]), (11, 255, [0xE3, 5, 64])])
         try await sender.waitUntilSent()
-        try await Task.sleep(for: .milliseconds(100))
+        try await recorder.waitUntilReceived("the three events") { $0.count >= 3 }
         let sent = try await sender.stop()
         let received = try await recorder.stop()
         #expect(sent.sent.map(\.bytes) == [[0xB0, 7, 1], [0x90, 60, 100], [0xE3, 5, 64]])
@@ -134,8 +134,9 @@ struct MIDITests {
             (22, 0, [0xB1, 99, 8]), (22, 1, [0xB1, 98, 0]), (22, 2, [0xB1, 6, 39]), (22, 3, [0xB1, 38, 8]),
         ])
         try await sender.waitUntilSent()
-        try await Task.sleep(for: .milliseconds(200))
         let client = try OSCClient(port: paramd.port)
+        try await client.waitForValue("volume") { value, _ in value == Float(8191.0 / 16383) }
+        try await client.waitForValue("fine") { value, _ in value == Float(5000.0 / 16383) }
         let volume = try await client.get("volume")
         let fine = try await client.get("fine")
         let status = try await client.request("/status", reply: "/status")
@@ -175,7 +176,7 @@ struct MIDITests {
                 """)
             let sender = try await JackTool.midi(server: server, connect: ["pd-sweep:midi_in"], send: events)
             try await sender.waitUntilSent()
-            try await Task.sleep(for: .milliseconds(200))
+            try await recorder.record(seconds: 0.2)
             let log = try await sender.stop()
             let recording = try await recorder.stop()
             try await feeder.stop()
@@ -242,7 +243,7 @@ struct MIDITests {
         // Now CC 74 drives cutoff (and the moving CC itself did not).
         sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 127])])
         try await sender.waitUntilSent()
-        try await Task.sleep(for: .milliseconds(150))
+        try await client.waitForValue("cutoff") { value, _ in value == 20000 }
         _ = try await sender.stop()
         let driven = try await client.get("cutoff")
         #expect(driven?.value == 20000 && driven?.target == 20000, "CC 74 = 127 → cutoff max: \(String(describing: driven))")
@@ -262,7 +263,7 @@ struct MIDITests {
         #expect(try await client.get("cutoff")?.target == 20000, "the target came back too")
         sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 0])])
         try await sender.waitUntilSent()
-        try await Task.sleep(for: .milliseconds(150))
+        try await client.waitForValue("cutoff") { value, _ in value == 20 }
         _ = try await sender.stop()
         let after = try await client.get("cutoff")
         #expect(after?.value == 20 && after?.target == 20, "CC 74 = 0 after the restart → cutoff min: \(String(describing: after))")
@@ -325,7 +326,7 @@ struct MIDITests {
         // The learned pair drives volume to 14 bits: 100·128 + 5.
         sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: [(5, 0, [0xB2, 7, 100]), (5, 0, [0xB2, 39, 5])])
         try await sender.waitUntilSent()
-        try await Task.sleep(for: .milliseconds(150))
+        try await client.waitForValue("volume") { _, target in target == Float(Double(100 << 7 | 5) / 16383) }
         _ = try await sender.stop()
         #expect(try await client.get("volume")?.target == Float(Double(100 << 7 | 5) / 16383))
         #expect(try await client.request("/midi/learn", [.string("fine"), .string("sysex")], reply: "/error")?.arguments
@@ -355,10 +356,13 @@ struct MIDITests {
             """)
         let paramd = try await ParamdProcess.start(server: server, name: "pd-fb14", environment: home.environment)
         let recorder = try await JackTool.midi(server: server, record: ["pd-fb14:midi_out"])
-        try await Task.sleep(for: .milliseconds(100))
+        try await OSCClient(port: paramd.port).waitForStatus("midi_out_links") { $0 >= 1 }
         try await oscsend(paramd.port, "/fine", "ff", "0.3", "0.3")
         try await oscsend(paramd.port, "/pan", "ff", "0.5", "0.3")
-        try await Task.sleep(for: .milliseconds(600))
+        try await recorder.waitUntilReceived("the last cc14 and NRPN values") { got in
+            got.filter { $0.first == 0xB4 }.suffix(2) == [[0xB4, 20, 38], [0xB4, 52, 51]]
+                && got.filter { $0.first == 0xB5 }.suffix(4) == [[0xB5, 99, 2], [0xB5, 98, 44], [0xB5, 6, 95], [0xB5, 38, 127]]
+        }
         let log = try await recorder.stop()
         #expect(try await paramd.stop() == .exited(0))
         let fine = log.received.filter { $0.bytes.first == 0xB4 }
@@ -380,14 +384,16 @@ struct MIDITests {
         let paramd = try await Self.startWithVolumeFeedback(server, name: "pd-fb")
         let recorder = try await JackTool.midi(server: server, record: ["pd-fb:midi_out"])
         let client = try OSCClient(port: paramd.port)
-        try await Task.sleep(for: .milliseconds(200))
+        try await client.waitForStatus("midi_out_links") { $0 >= 1 }
         try await oscsend(paramd.port, "/volume", "ff", "0.5", "1")
-        try await Task.sleep(for: .milliseconds(1400))
+        try await recorder.waitUntilReceived("CC 7 = 64, the end of the move") { $0.last == [0xB0, 7, 64] }
+        try await client.waitForValue("volume") { value, _ in value == 0.5 }
         #expect(try await client.get("volume")?.value == 0.5)
         // A value that comes in is not sent back: CC 7 = 100 while recording.
         let sender = try await JackTool.midi(server: server, connect: ["pd-fb:midi_in"], send: [(5, 30, [0xB0, 7, 100])])
         try await sender.waitUntilSent()
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForValue("volume") { value, _ in abs(Double(value) - 100.0 / 127) < 1e-6 }
+        try await Task.sleep(for: .milliseconds(100))  // a quiet window: what must not come back would come within it
         let input = try await sender.stop()
         let log = try await recorder.stop()
         #expect(try await paramd.stop() == .exited(0))
@@ -431,17 +437,18 @@ struct MIDITests {
         let paramd = try await Self.startWithVolumeFeedback(server, name: "pd-links")
         let first = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
         let second = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
-        try await Task.sleep(for: .milliseconds(300))
+        let client = try OSCClient(port: paramd.port)
+        try await client.waitForStatus("midi_out_links") { $0 == 2 }
         _ = try await first.stop()  // one of the two connections goes
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForStatus("midi_out_links") { $0 == 1 }
         try await oscsend(paramd.port, "/volume", "ff", "0.25", "0")
-        try await Task.sleep(for: .milliseconds(300))
+        try await second.waitUntilReceived("CC 7 = 32") { $0.last == [0xB0, 7, 32] }
         let kept = try await second.stop()  // and the other: none left
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForStatus("midi_out_links") { $0 == 0 }
         try await oscsend(paramd.port, "/volume", "ff", "0.75", "0")
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForValue("volume") { value, _ in value == 0.75 }
         let later = try await JackTool.midi(server: server, record: ["pd-links:midi_out"])
-        try await Task.sleep(for: .milliseconds(400))
+        try await later.waitUntilReceived("CC 7 = 95") { $0.last == [0xB0, 7, 95] }
         let resumed = try await later.stop()
         #expect(try await paramd.stop() == .exited(0))
         TestLog.write("feedback with one of two recorders left: \(kept.received.map(\.bytes)); connected after the move: \(resumed.received.map(\.bytes))")

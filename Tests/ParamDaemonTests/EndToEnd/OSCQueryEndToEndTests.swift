@@ -195,11 +195,11 @@ struct OSCQueryEndToEndTests {
             let (paramd, http) = try await Self.start("paramd-ws-tags", server: server)
             let feeder = try await JackTool.feed(server: server, name: "feed-ws-tags", connect: ["paramd-ws-tags:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-ws-tags", connect: ["paramd-ws-tags:out_1"], seconds: 20)
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             let r = try #require(try await Self.python("wsclient.py", ["bundles", "ws://127.0.0.1:\(http)/", "--at", "0.3",
                                                                         "--frames", "1000", "--rate", "48000"]) as? [String: Any])
             #expect((r["replies"] as? [Any])?.isEmpty == true, "no /error")
-            try await Task.sleep(for: .milliseconds(200))
+            try await recorder.record(seconds: 0.5)
             let recording = try await recorder.stop()
             _ = try await feeder.stop()
             #expect(try await paramd.stop() == .exited(0))

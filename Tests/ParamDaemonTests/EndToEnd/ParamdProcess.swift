@@ -154,3 +154,35 @@ func referenceBezier(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ p
     }
     return bezier((lo + hi) / 2, y1, y2)
 }
+
+extension OSCClient {
+    /// Asks `/status` until its integer `field` satisfies `condition` (paramd pushes no status,
+    /// so this asks every 20 ms); returns the last value seen, nil if none ever satisfied it.
+    @discardableResult
+    func waitForStatus(_ field: String, timeout: Duration = .seconds(10), _ condition: (Int) -> Bool) async throws -> Int? {
+        var last: Int?
+        do {
+            try await waitUntil("/status \(field) is as expected", timeout: timeout) {
+                last = try await request("/status", reply: "/status")?.statusInt(field)
+                return last.map(condition) ?? false
+            }
+        } catch is WaitError {
+            Issue.record("/status \(field) never became as expected within \(timeout); last \(last.map(String.init) ?? "none")")
+            return nil
+        }
+        return last
+    }
+
+    /// Asks `/<param>/get` until the sounding value and target satisfy `condition`; the last
+    /// answer either way, for the test's own expectations to report.
+    @discardableResult
+    func waitForValue(_ parameter: String, timeout: Duration = .seconds(10),
+                      _ condition: (_ value: Float, _ target: Float) -> Bool) async throws -> (value: Float, target: Float)? {
+        var last: (value: Float, target: Float)?
+        _ = try? await waitUntil("\(parameter) as expected", timeout: timeout) {
+            last = try await get(parameter)
+            return last.map { condition($0.value, $0.target) } ?? false
+        }
+        return last
+    }
+}

@@ -19,7 +19,8 @@ struct QueryTests {
                                             "subscribers", "dropped", "late", "errors", "uptime", "wakeups_per_s"])
         #expect(Array(names.dropFirst(12)) == ["malformed", "dropped_commands", "dropped_events", "dropped_packets", "dropped_feedback",
                                                "clock_synced", "clock_error_us", "clock_jitter_us",
-                                               "midi_received", "midi_started", "midi_feedback", "midi_dropped"])
+                                               "midi_received", "midi_started", "midi_feedback", "midi_dropped",
+                                               "midi_in_links", "midi_out_links"])
         let s = status.statusPairs
         #expect(s["sample_rate"] == .int32(48000))
         #expect(s["buffer_size"] == .int32(256))
@@ -29,6 +30,7 @@ struct QueryTests {
         #expect(s["dropped"] == .int32(0))
         #expect(s["late"] == .int32(0))
         #expect(s["errors"] == .int32(0))
+        #expect(s["midi_in_links"] == .int32(0) && s["midi_out_links"] == .int32(0), "nothing connected to the MIDI ports")
         if case .float32(let load)? = s["dsp_load"] { #expect(load >= 0 && load <= 100) } else { Issue.record("dsp_load \(String(describing: s["dsp_load"]))") }
         if case .float32(let up)? = s["uptime"] { #expect(up > 0 && up < 60) } else { Issue.record("uptime") }
         if case .int32(let x)? = s["xruns"] { #expect(x >= 0) } else { Issue.record("xruns") }
@@ -40,7 +42,8 @@ struct QueryTests {
         try client.send("/frequency", [.float32(880), .float32(5)])
         _ = try await client.request("/nowhere", reply: "/error")
         try client.socket.send([0x2f, 0x78, 0, 0, 0x2c, 0x66], toPort: paramd.port)  // misaligned
-        try await Task.sleep(for: .milliseconds(100))
+        try await client.waitForStatus("malformed") { $0 >= 1 }
+        try await client.waitForStatus("animations") { $0 >= 1 }
         let after = try #require(try await client.request("/status", reply: "/status")).statusPairs
         #expect(after["subscribers"] == .int32(1))
         #expect(after["animations"] == .int32(1))
@@ -67,7 +70,7 @@ struct QueryTests {
         ])
         // Mid-animation the value is on its way and the target is the new model value.
         try client.send("/frequency", [.float32(880), .float32(4), .string("linear")])
-        try await Task.sleep(for: .milliseconds(500))
+        try await client.waitForValue("frequency") { value, _ in value > 440 }
         try client.send("/params")
         var moving: [OSCMessage] = []
         while moving.count < 5, let m = await client.receive(timeout: .seconds(3)) { moving.append(m) }

@@ -13,13 +13,14 @@ struct StopEndToEndTests {
         try client.send("/subscribe", [.string("/volume")])
         _ = await client.receive(until: "/volume")
         try client.send("/volume", [.float32(0), .float32(2), .string("linear"), .string("id"), .int32(11)])
-        try await Task.sleep(for: .milliseconds(500))
+        // Stopped once it is about a quarter of the way down, as its values say.
+        while let m = await client.receive(until: "/volume"), (m.last?.firstFloat ?? 0) > 0.8 {}
         try client.send("/volume/stop")
         let ended = await client.receive(until: "/volume/done")
         #expect(ended?.last == OSCMessage("/volume/done", [.int32(0), .int32(11)]))
         guard let frozen = ended?.dropLast().last?.firstFloat else { Issue.record("no final value"); return }
         #expect(frozen > 0.6 && frozen < 0.85, "about a quarter of the way down: \(frozen)")
-        try await Task.sleep(for: .milliseconds(100))
+        try await client.waitForValue("volume") { value, _ in value == frozen }
         let value = try await client.request("/volume/get", reply: "/volume")
         let target = await client.receive()
         #expect(value?.firstFloat == frozen)

@@ -45,7 +45,7 @@ struct SubscriptionFlowTests {
         try client.send("/subscribe", [.string("/pan")])
         _ = await client.receive(until: "/pan")
         try client.send("/pan", [.float32(1), .float32(2)])
-        try await Task.sleep(for: .milliseconds(200))
+        _ = await client.receive(until: "/pan")  // under way: its first value has arrived
         try client.send("/pan", [.float32(-1), .float32(0.1)])
         let flow = await client.receive(until: "/pan/done")
         #expect(flow?.last == OSCMessage("/pan/done", [.int32(0)]))
@@ -76,7 +76,7 @@ struct SubscriptionFlowTests {
         #expect(seen.suffix(2) == [OSCMessage("/frequency", [.float32(880)]), OSCMessage("/frequency/done", [.int32(1)])])
         // Ending it from another one-shot sender, naming the same port.
         try await oscsend(paramd.port, "/unsubscribe", "si", "/freq*", "\(listenerSocket.port)")
-        try await Task.sleep(for: .milliseconds(100))
+        try await OSCClient(port: paramd.port).waitForStatus("subscribers") { $0 == 0 }
         try await oscsend(paramd.port, "/frequency", "ff", "220", "0")
         #expect(await listenerSocket.receive(timeout: .milliseconds(500)) == nil)
         #expect(try await paramd.stop() == .exited(0))

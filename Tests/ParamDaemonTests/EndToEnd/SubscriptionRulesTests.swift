@@ -104,7 +104,7 @@ struct SubscriptionRulesTests {
         _ = await renewing.receive(until: "/pan")
         // 3 s: past one TTL plus the once-a-second expiry sweep; the second one renews every 0.4 s.
         for _ in 0..<8 {
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(400))  // the time-to-live is what is tested: renewals 0.4 s apart
             try renewing.send("/subscribe", [.string("/pan")])
         }
         _ = renewing.socket.drain()
@@ -134,7 +134,7 @@ struct SubscriptionRulesTests {
         #expect(try await a.request("/subscribe", [.string("/*"), .int32(60), .int32(Int32(third.port))], reply: "/error") != nil)
         // One leaves; the third gets in.
         try a.send("/unsubscribe")
-        try await Task.sleep(for: .milliseconds(100))
+        try await c.waitForStatus("subscribers") { $0 == 1 }
         #expect(try await c.request("/subscribe", reply: "/subscribed") != nil)
         #expect(try await c.request("/status", reply: "/status")?.statusInt("subscribers") == 2)
         #expect(try await paramd.stop() == .exited(0))
@@ -170,19 +170,22 @@ struct SubscriptionRulesTests {
             for (name, socket) in zip(["127.0.0.1", "127.0.0.2", "::1"], all) where !socket.drain().isEmpty { names.append(name) }
             return names
         }
-        try await Task.sleep(for: .milliseconds(10))
+        // paramd answers in order: once a ping's /pong is back, what it sent before has arrived.
+        func pinged(_ client: OSCClient) async throws {
+            #expect(try await client.request("/ping", reply: "/pong") != nil)
+        }
 
         // From 127.0.0.1, naming the port: only 127.0.0.1:port hears.
         let fromV4 = try OSCClient(port: paramd.port)
         try fromV4.send("/subscribe", [.string("/tone"), .int32(60), .int32(Int32(v4.port))])
-        try await Task.sleep(for: .milliseconds(300))
+        try await pinged(fromV4)
         #expect(await heard() == ["127.0.0.1"])
         try fromV4.send("/unsubscribe", [.string("/tone"), .int32(Int32(v4.port))])
 
         // From 127.0.0.2: only 127.0.0.2:port.
         let fromOther = OSCClient(port: paramd.port, socket: try UDPSocket(.ipv4, address: "127.0.0.2"))
         try fromOther.send("/subscribe", [.string("/tone"), .int32(60), .int32(Int32(v4.port))])
-        try await Task.sleep(for: .milliseconds(300))
+        try await pinged(fromOther)
         #expect(await heard() == ["127.0.0.2"])
         try fromOther.send("/unsubscribe", [.string("/tone"), .int32(Int32(v4.port))])
 
@@ -190,7 +193,7 @@ struct SubscriptionRulesTests {
         if v6 != nil {
             let fromV6 = try OSCClient(port: paramd.port, family: .ipv6)
             try fromV6.send("/subscribe", [.string("/tone"), .int32(60), .int32(Int32(v4.port))])
-            try await Task.sleep(for: .milliseconds(300))
+            try await pinged(fromV6)
             #expect(await heard() == ["::1"])
             try fromV6.send("/unsubscribe", [.string("/tone"), .int32(Int32(v4.port))])
             // Without a port, to the sender itself, over IPv6.
@@ -203,7 +206,7 @@ struct SubscriptionRulesTests {
                 == OSCMessage("/error", [.string("/subscribe"), .string("expects [pattern [rate [port]]]")]))
         #expect(try await sneaky.request("/subscribe", [.string("/*"), .int32(60), .string("127.0.0.2:\(v4.port)")], reply: "/error")
                 == OSCMessage("/error", [.string("/subscribe"), .string("the port must be an integer 1…65535")]))
-        try await Task.sleep(for: .milliseconds(200))
+        try await pinged(sneaky)
         #expect(await heard() == [])
         #expect(try await paramd.stop() == .exited(0))
     }

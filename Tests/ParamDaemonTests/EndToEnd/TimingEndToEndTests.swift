@@ -42,9 +42,9 @@ struct TimingEndToEndTests {
         }
         let found: ((start: Int64, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("tremolo") {
             let rig = try await Rig.start("paramd-trem")
-            try await Task.sleep(for: .milliseconds(200))
+            try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "ffssssi", "0.3", "0.5", "easeInEaseOut", "repeat", "inf", "autoreverse", "1")
-            try await Task.sleep(for: .milliseconds(1800))
+            try await rig.recorder.record(seconds: 1.8)
             return try await rig.finish()
         } measure: { timeline in
             guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no tremolo start (or it fell in a gap)") }
@@ -70,9 +70,9 @@ struct TimingEndToEndTests {
         let found: ((start: Int64, settled: Int, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("spring") {
             let rig = try await Rig.start("paramd-spring")
             try await oscsend(rig.paramd.port, "/volume", "ff", "0", "0")
-            try await Task.sleep(for: .milliseconds(200))
+            try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "ffs", "0.5", "0", "spring(1,100,10)")
-            try await Task.sleep(for: .milliseconds(2300))
+            try await rig.recorder.record(seconds: 2.3)
             return try await rig.finish()
         } measure: { timeline in
             guard let change = timeline.firstChange(leaving: 0) else { return .tooLittle("no spring start (or it fell in a gap)") }
@@ -124,12 +124,12 @@ struct TimingEndToEndTests {
         let found: ((a: Int64, b: Int64, first: Float?, second: Float?, between: [Float]), FrameTimeline)? = try await recordUntilCovered("bundles a thousand frames apart") {
             let rig = try await Rig.start("paramd-tags")
             let client = try OSCClient(port: rig.paramd.port)
-            try await Task.sleep(for: .milliseconds(300))
+            try await rig.recorder.record(seconds: 0.3)
             let t1 = timeTag(inSeconds: 0.3)
             let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
             try client.send(.bundle(timeTag: t2, elements: [.message(OSCMessage("/volume", [.float32(0.25), .float32(0)]))]))
             try client.send(.bundle(timeTag: t1, elements: [.message(OSCMessage("/volume", [.float32(0.5), .float32(0)]))]))
-            try await Task.sleep(for: .milliseconds(700))
+            try await rig.recorder.record(seconds: 0.7)
             return try await rig.finish()
         } measure: { timeline in
             // Each change's frame, known only if the frame before it was recorded too.
@@ -149,7 +149,7 @@ struct TimingEndToEndTests {
     @Test func aBundleChangingVolumeAndInputChangesOut1InASingleFrame() async throws {
         let rig = try await Rig.start("paramd-txn")
         let client = try OSCClient(port: rig.paramd.port)
-        try await Task.sleep(for: .milliseconds(300))
+        try await rig.recorder.record(seconds: 0.3)
         // Each bundle waits until the one before it has sounded (paramd reports it as the value
         // at the end of a period): two bundles drained in the same period would apply on the same
         // frame, the second hiding the first, and a busy machine delays paramd's control thread.
@@ -158,12 +158,9 @@ struct TimingEndToEndTests {
                 .message(OSCMessage("/volume", [.float32(level), .float32(0)])),
                 .message(OSCMessage("/input", [.float32(level), .float32(0)])),
             ]))
-            let deadline = ContinuousClock.now + .seconds(3)
-            while try await client.get("volume")?.value != level {
-                guard ContinuousClock.now < deadline else { Issue.record("volume never sounded \(level)"); return }
-                try await Task.sleep(for: .milliseconds(2))
-            }
-            try await Task.sleep(for: .milliseconds(10))
+            let sounded = try await client.waitForValue("volume", timeout: .seconds(3)) { value, _ in value == level }
+            guard sounded?.value == level else { Issue.record("volume never sounded \(level)"); return }
+            try await rig.recorder.record(seconds: 0.01)  // and a period or two of it is recorded
         }
         for _ in 0..<20 {
             try await toggle(0.5)

@@ -30,12 +30,26 @@ struct WakeupTests {
     static func wakeupRates(_ pid: pid_t, over seconds: Double) async throws -> [(tid: String, name: String, perSecond: Double)] {
         let before = contextSwitches(pid)
         let start = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))  // the window the wake-ups are counted over
         let elapsed = (ContinuousClock.now - start).milliseconds / 1000
         let after = contextSwitches(pid)
         return after.compactMap { tid, a in
             before[tid].map { (tid, a.name, Double(a.count - $0.count) / elapsed) }
         }.sorted { $0.tid < $1.tid }
+    }
+
+    /// Waits until start-up is over: paramd's own threads (not libjack's) have gone 300 ms
+    /// without a wake-up, looked at every 50 ms for up to 10 s (then the measurement says).
+    static func waitUntilSettled(_ paramd: ParamdProcess) async throws {
+        func own() -> Int {
+            contextSwitches(paramd.process.pid).values.filter { $0.name != "paramd-jack" }.map(\.count).reduce(0, +)
+        }
+        var last = own(), quietSince = ContinuousClock.now
+        _ = try? await waitUntil("paramd's own threads sleep for 300 ms", timeout: .seconds(10), interval: .milliseconds(50)) {
+            let now = own()
+            if now != last { (last, quietSince) = (now, ContinuousClock.now) }
+            return ContinuousClock.now - quietSince >= .milliseconds(300)
+        }
     }
 
     /// One window of an idle paramd: wake-ups per thread, the xruns the server reported
@@ -88,7 +102,7 @@ struct WakeupTests {
     static func measureIdle(_ paramd: ParamdProcess, server: JackServer, seconds: Double = 3) async throws -> IdleWindow {
         let osc = try OSCClient(port: paramd.port)
         let before = try #require(try await osc.request("/status", reply: "/status")?.statusInt("xruns"))
-        try await Task.sleep(for: .milliseconds(100))  // the reply's wake is over
+        try await Task.sleep(for: .milliseconds(100))  // 100 ms apart, so the reply's own wake-ups fall before the window
         let start = ContinuousClock.now
         let rates = try await wakeupRates(paramd.process.pid, over: seconds)
         let elapsed = (ContinuousClock.now - start).milliseconds / 1000
@@ -103,7 +117,7 @@ struct WakeupTests {
     @Test func anIdleParamdWakesNoMoreThanJackPeriodsPlusFiveTimesASecond() async throws {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-idle")
-        try await Task.sleep(for: .seconds(1))  // past start-up
+        try await Self.waitUntilSettled(paramd)
         let window = try await Self.measureIdle(paramd, server: server)
         TestLog.write("idle: " + window.summary)
         window.check("idle")
@@ -124,7 +138,7 @@ struct WakeupTests {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-xruns")
         let overrunner = try await JackTool.feed(server: server, connect: ["paramd-xruns:in_1"], value: 0, overrunEvery: 40)
-        try await Task.sleep(for: .seconds(1))
+        try await Self.waitUntilSettled(paramd)
         let window = try await Self.measureIdle(paramd, server: server)
         TestLog.write("idle through xruns: " + window.summary)
         #expect(Double(window.xruns) >= 3 * window.seconds, "the overrunning client made xruns: \(window.summary)")
@@ -143,7 +157,7 @@ struct WakeupTests {
         let client = try ChildProcess("python3", ["\(OSCQueryEndToEndTests.scripts)/wsclient.py", "hold", "ws://127.0.0.1:\(http)/", "/volume", "6"],
                                       label: "ws-hold")
         try await client.waitForLine(containing: "listening", on: .stdout, timeout: .seconds(20))
-        try await Task.sleep(for: .seconds(1))
+        try await Self.waitUntilSettled(paramd)
         let window = try await Self.measureIdle(paramd, server: server)
         TestLog.write("idle with HTTP and a listening WebSocket: " + window.summary)
         let httpThread = window.rates.filter { $0.name == "paramd-http" }
@@ -161,10 +175,9 @@ struct WakeupTests {
         let listener = try OSCClient(port: paramd.port)
         try listener.send("/subscribe", [.string("/volume"), .float32(20)])
         #expect(await listener.receive(until: "/volume") != nil)
-        try await Task.sleep(for: .milliseconds(200))
-        // A 3 s glide: values move every period (187.5 a second).
+        // A 3 s glide: values move every period (187.5 a second); measured once they stream.
         try listener.send("/volume", [.float32(0), .float32(3), .string("linear")])
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<2 { #expect(await listener.receive(until: "/volume") != nil, "the glide's values stream") }
         let rates = try await Self.wakeupRates(paramd.process.pid, over: 2)
         let publisher = rates.filter { $0.name == "paramd-publish" }
         TestLog.write("moving at 20/s: " + rates.map { "\($0.name)[\($0.tid)] \(String(format: "%.1f", $0.perSecond))" }.joined(separator: ", "))
@@ -183,8 +196,7 @@ struct WakeupTests {
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-urgent")
         let listener = try OSCClient(port: paramd.port)
         try listener.send("/subscribe", [.string("/tone"), .float32(1)])  // one value a second
-        #expect(await listener.receive(until: "/tone") != nil)
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await listener.receive(until: "/tone") != nil)  // the snapshot: the next value is a second away
         let sent = ContinuousClock.now
         try listener.send("/tone", [.float32(0.5), .float32(0.2), .string("linear")])
         let messages = try #require(await listener.receive(until: "/tone/done", timeout: .seconds(3)))

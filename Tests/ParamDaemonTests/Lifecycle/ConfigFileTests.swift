@@ -121,9 +121,9 @@ struct ConfigFileTests {
             try await oscsend(paramd.port, "/volume", "ff", "1", "0")  // from full level, each attempt
             let feeder = try await JackTool.feed(server: server, connect: ["paramd-reload:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, connect: ["paramd-reload:out_1"], seconds: 5)
-            try await Task.sleep(for: .milliseconds(200))
+            try await recorder.record(seconds: 0.2)
             try await oscsend(paramd.port, "/volume", "f", "0")
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             let recording = try await recorder.stop()
             try await feeder.stop()
             return recording

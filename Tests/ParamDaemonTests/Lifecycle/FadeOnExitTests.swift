@@ -20,9 +20,9 @@ struct FadeOnExitTests {
             // out_1 = volume · in_1 = 1 until the fade.
             let feeder = try await JackTool.feed(server: server, connect: ["\(name):in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, connect: ["\(name):out_1"], seconds: 10)
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             #expect(try await paramd.process.stop(signal: signal) == .exited(0))
-            try await Task.sleep(for: .milliseconds(100))
+            try await recorder.record(seconds: 0.1)
             let recording = try await recorder.stop()
             try await feeder.stop()
             return recording

@@ -34,7 +34,7 @@ struct MIDIConnectServerLossTests {
             return volume?.value == expected && volume?.target == expected
         }
         try await oscsend(port, "/volume", "ff", "0.5", "0.2")
-        try await Task.sleep(for: .milliseconds(500))
+        try? await tool.waitUntilReceived("feedback ending on CC 7 = 64") { $0.last == [0xB0, 7, 64] }
         let log = try await tool.stop()
         #expect(log.sent.map(\.bytes) == [[0xB0, 7, UInt8(value)]], "the tool sent its CC: \(log.sent)")
         return log.received.filter { $0.bytes.count == 3 && $0.bytes[0] == 0xB0 && $0.bytes[1] == 7 }.map { Int($0.bytes[2]) }

@@ -43,7 +43,7 @@ struct MIDIServerLossTests {
             #expect(ports.contains("pd-midiloss:midi_in") && ports.contains("pd-midiloss:midi_out"), "\(ports)")
             let sender = try await JackTool.midi(server: server, connect: ["pd-midiloss:midi_in"], send: [(5, 0, [0xB0, 7, 127])])
             try await sender.waitUntilSent()
-            try await Task.sleep(for: .milliseconds(150))
+            try await client.waitForValue("volume") { value, target in value == 1 && target == 1 }
             _ = try await sender.stop()
             let volume = try await client.get("volume")
             #expect(volume?.value == 1, "CC 7 = 127 sounds: \(String(describing: volume))")

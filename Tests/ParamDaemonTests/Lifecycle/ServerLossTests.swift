@@ -30,7 +30,7 @@ struct ServerLossTests {
         // Targets before: volume 0.5 at once; a 10 s glide of frequency, id 7, in flight.
         try client.send("/volume", [.float32(0.5), .float32(0)])
         try client.send("/frequency", [.float32(880), .float32(10), .string("id"), .int32(7)])
-        try await Task.sleep(for: .milliseconds(300))
+        try await client.waitForValue("frequency") { value, _ in value > 440 }  // the glide is under way
         #expect(try await server.connections()["paramd-loss:out_1"] == ["system:playback_1"])
 
         // A second client pings all along, until paramd is back and sounding.
@@ -39,7 +39,7 @@ struct ServerLossTests {
             var answered = 0, unanswered = 0
             while !Task.isCancelled {
                 if (try? await ping.pings(timeout: .milliseconds(500))) == true { answered += 1 } else { unanswered += 1 }
-                try? await Task.sleep(for: .milliseconds(50))
+                try? await Task.sleep(for: .milliseconds(50))  // availability sampled over time: a ping every 50 ms
             }
             return (answered, unanswered)
         }
@@ -59,7 +59,6 @@ struct ServerLossTests {
         #expect(whileAway == nil || whileAway?.address.hasPrefix("/frequency") == true,
                 "no /error for a target taken while the server is away: \(String(describing: whileAway))")
         #expect(try await client.get("input")?.target == 0.8)
-        try await Task.sleep(for: .milliseconds(400))
         #expect(try await client.pings())
 
         // It comes back under the same name.
@@ -82,7 +81,7 @@ struct ServerLossTests {
             // Every parameter sounds its target: out = volume · input · in = 0.5 · 0.8 · 1.
             let feeder = try await JackTool.feed(server: server, connect: ["paramd-loss:in_1", "paramd-loss:in_2"], value: 1)
             let recorder = try await JackTool.record(server: server, connect: ["paramd-loss:out_1", "paramd-loss:out_2"], seconds: 5)
-            try await Task.sleep(for: .milliseconds(300))
+            try await recorder.record(seconds: 0.3)
             let recording = try await recorder.stop()
             try await feeder.stop()
             let steady = recording.channels[0].suffix(4096)

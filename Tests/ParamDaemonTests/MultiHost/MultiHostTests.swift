@@ -221,11 +221,11 @@ struct MultiHostTests {
                         let recorder = try await JackTool.record(serverName: server.name, name: "rec-\(label)", connect: ["\(name):out_1"], seconds: 10)
                         rigs.append(HostRig(server: server, paramd: paramd, feeder: feeder, recorder: recorder))
                     }
-                    try await Task.sleep(for: .milliseconds(300))
+                    for rig in rigs { try await rig.recorder.record(seconds: 0.3) }
                     let cue = Self.cueBundles(lead: 0.6)
                     _ = try await lab.cue(from: c, group: group, port: port, cue.packets)
                     let offset = Clocks.realtimeMinusMonotonicNanos()
-                    try await Task.sleep(for: .milliseconds(1500))
+                    for rig in rigs { try await rig.recorder.record(seconds: 1.5) }
                     var recordings: [Recording] = []
                     for rig in rigs { recordings.append(try await rig.finish()) }
                     for server in servers.reversed() { try await server.stop() }
@@ -344,10 +344,10 @@ extension MultiHostTests {
                                                      connect: ["paramd-nj-master:out_1", "\(slave):from_slave_1"], seconds: 10)
                 let recB = try await JackTool.record(serverName: slaveServer.name, name: "rec-nj-b", connect: ["paramd-nj-slave:out_1"], seconds: 10)
                 children += [recA.process, recB.process]
-                try await Task.sleep(for: .milliseconds(500))
+                for recorder in [recA, recB] { try await recorder.record(seconds: 0.5) }
                 let cue = Self.cueBundles(lead: 0.6)
                 _ = try await lab.cue(from: c, group: group, port: port, cue.packets)
-                try await Task.sleep(for: .milliseconds(1500))
+                for recorder in [recA, recB] { try await recorder.record(seconds: 1.5) }
                 let onMaster = FrameTimeline(try await recA.stop())
                 let onSlave = FrameTimeline(try await recB.stop())
                 _ = try await feedA.stop(); _ = try await feedB.stop()

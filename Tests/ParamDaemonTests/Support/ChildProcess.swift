@@ -178,28 +178,42 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
     @discardableResult
     public func waitForLine(containing text: String, on stream: Stream = .either,
                             timeout: Duration = .seconds(15)) async throws -> String {
+        try await waitForLine(on: stream, timeout: timeout, describedAs: "'\(text)'") { $0.contains(text) }
+    }
+
+    /// Waits until a whole line of the child's output is `text` (`ready`, not a port name
+    /// holding the word).
+    @discardableResult
+    public func waitForLine(exactly text: String, on stream: Stream = .either,
+                            timeout: Duration = .seconds(15)) async throws -> String {
+        try await waitForLine(on: stream, timeout: timeout, describedAs: "the line '\(text)'") { $0 == text }
+    }
+
+    /// Waits until a line of the child's output satisfies `matches`, and returns that line.
+    /// Throws if the child exits first or the time runs out.
+    @discardableResult
+    public func waitForLine(on stream: Stream = .either, timeout: Duration = .seconds(15),
+                            describedAs what: String, where matches: (Substring) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
+        func find(_ sources: [String]) -> String? {
+            for source in sources {
+                if let line = source.split(separator: "\n").first(where: matches) { return String(line) }
+            }
+            return nil
+        }
         while true {
             var sources: [String] = []
             if stream != .stderr { sources.append(standardOutput) }
             if stream != .stdout { sources.append(standardError) }
-            for source in sources {
-                if let line = source.split(separator: "\n").first(where: { $0.contains(text) }) {
-                    return String(line)
-                }
-            }
+            if let line = find(sources) { return line }
             if let status = exitStatus {
                 // One last look: the line may have been written just before the exit.
-                for source in [standardOutput, standardError] where source.contains(text) {
-                    if let line = source.split(separator: "\n").first(where: { $0.contains(text) }) {
-                        return String(line)
-                    }
-                }
+                if let line = find([standardOutput, standardError]) { return line }
                 throw ChildProcessError.exitedEarly(
-                    status: status, waitingFor: "'\(text)'", process: "\(self)", output: outputSummary())
+                    status: status, waitingFor: what, process: "\(self)", output: outputSummary())
             }
             if ContinuousClock.now >= deadline {
-                throw ChildProcessError.timedOut(what: "'\(text)'", process: "\(self)", output: outputSummary())
+                throw ChildProcessError.timedOut(what: what, process: "\(self)", output: outputSummary())
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -43,7 +43,7 @@ public enum JackTool {
         if misbehaveAllocate { arguments.append("--misbehave-allocate") }
         if overrunEvery > 0 { arguments += ["--overrun-every", "\(overrunEvery)"] }
         let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
-        try await process.waitForLine(containing: "ready", on: .stdout)
+        try await process.waitForLine(exactly: "ready", on: .stdout)
         return Feeder(process: process, name: name, ports: connect.indices.map { "\(name):out_\($0 + 1)" })
     }
 
@@ -66,9 +66,27 @@ public enum JackTool {
                          "--seconds", String(seconds)]
         if exitWhenFull { arguments.append("--exit-when-full") }
         let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
-        try await process.waitForLine(containing: "ready", on: .stdout)
+        try await process.waitForLine(exactly: "ready", on: .stdout)
+        let rate = try await process.waitForLine(on: .stdout, describedAs: "sample_rate") { $0.hasPrefix("sample_rate ") }
         return Recorder(process: process, name: name, ports: connect.indices.map { "\(name):in_\($0 + 1)" },
-                        output: output)
+                        output: output, sampleRate: Int(rate.dropFirst("sample_rate ".count)) ?? 48000)
+    }
+}
+
+extension ChildProcess {
+    /// Waits for the jacktool's `connected A B` line for the connection between `a` and `b`
+    /// (either order): its port-connect callback saw JACK make it.
+    public func waitForConnection(_ a: String, _ b: String, timeout: Duration = .seconds(15)) async throws {
+        try await waitForLine(exactly: "connected \(a) \(b)", on: .stdout, timeout: timeout, orExactly: "connected \(b) \(a)")
+    }
+
+    /// Waits for the jacktool's `disconnected A B` line (either order).
+    public func waitForDisconnection(_ a: String, _ b: String, timeout: Duration = .seconds(15)) async throws {
+        try await waitForLine(exactly: "disconnected \(a) \(b)", on: .stdout, timeout: timeout, orExactly: "disconnected \(b) \(a)")
+    }
+
+    private func waitForLine(exactly one: String, on stream: Stream, timeout: Duration, orExactly other: String) async throws {
+        try await waitForLine(on: stream, timeout: timeout, describedAs: "'\(one)'") { $0 == one || $0 == other }
     }
 }
 
@@ -106,12 +124,34 @@ public final class Recorder: Sendable {
     public let ports: [String]
     /// The raw file; the metadata is `output + ".json"`.
     public let output: String
+    /// The server's rate, as the tool reported it.
+    public let sampleRate: Int
 
-    init(process: ChildProcess, name: String, ports: [String], output: String) {
+    init(process: ChildProcess, name: String, ports: [String], output: String, sampleRate: Int) {
         self.process = process
         self.name = name
         self.ports = ports
         self.output = output
+        self.sampleRate = sampleRate
+    }
+
+    /// Frames recorded so far, from the tool's last `recorded N` line (at most 10 ms behind).
+    public var recordedFrames: Int {
+        process.standardOutput.split(separator: "\n").last(where: { $0.hasPrefix("recorded ") })
+            .flatMap { Int($0.dropFirst("recorded ".count)) } ?? 0
+    }
+
+    /// Waits until the recording holds at least `frames` frames: audio time, counted by JACK.
+    public func waitUntilRecorded(frames: Int, timeout: Duration = .seconds(60)) async throws {
+        try await process.waitForLine(on: .stdout, timeout: timeout, describedAs: "\(frames) frames recorded") { line in
+            line.hasPrefix("recorded ") && (Int(line.dropFirst("recorded ".count)) ?? 0) >= frames
+        }
+    }
+
+    /// Waits until another `seconds` of audio are recorded from now (at least that: the count
+    /// it starts from may be 10 ms old). A loaded machine delays it; it never cuts it short.
+    public func record(seconds: Double, timeout: Duration = .seconds(60)) async throws {
+        try await waitUntilRecorded(frames: recordedFrames + Int((seconds * Double(sampleRate)).rounded(.up)), timeout: timeout)
     }
 
     /// SIGTERM, wait for the files, load them.

@@ -97,12 +97,23 @@ final class MIDITool: Sendable {
 
     /// With `afterConnected`: waits until something is connected to both of its ports.
     func waitUntilConnected(timeout: Duration = .seconds(30)) async throws {
-        _ = try await process.waitForLine(containing: "connected", on: .stdout, timeout: timeout)
+        _ = try await process.waitForLine(exactly: "connected", on: .stdout, timeout: timeout)
     }
 
     /// Waits until every event given to `send` is written.
     func waitUntilSent(timeout: Duration = .seconds(30)) async throws {
-        _ = try await process.waitForLine(containing: "sent", on: .stdout, timeout: timeout)
+        _ = try await process.waitForLine(exactly: "sent", on: .stdout, timeout: timeout)
+    }
+
+    /// The bytes of every event received so far, from the tool's `received HH HH HH` lines.
+    var receivedBytes: [[UInt8]] {
+        process.standardOutput.split(separator: "\n").filter { $0.hasPrefix("received ") }
+            .map { $0.split(separator: " ").dropFirst().compactMap { UInt8($0, radix: 16) } }
+    }
+
+    /// Waits until what has been received (in order) satisfies `done`.
+    func waitUntilReceived(timeout: Duration = .seconds(15), _ what: String, _ done: ([[UInt8]]) -> Bool) async throws {
+        try await waitUntil(what, timeout: timeout) { done(receivedBytes) }
     }
 
     /// SIGTERM, then what it sent and received.
@@ -130,7 +141,7 @@ extension JackTool {
             arguments += ["--send", "\(e.period):\(e.offset):" + e.bytes.map { String($0, radix: 16) }.joined(separator: ",")]
         }
         let process = try ChildProcess(try Binaries.jacktool(), arguments, label: "jacktool-\(name)")
-        try await process.waitForLine(containing: "ready", on: .stdout)
+        try await process.waitForLine(exactly: "ready", on: .stdout)
         return MIDITool(process: process, name: name, output: output)
     }
 }
