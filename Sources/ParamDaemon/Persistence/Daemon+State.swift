@@ -6,34 +6,34 @@ import ParamCore
 
 extension Daemon {
     func saveStateIfDue(now: Double) {
-        guard life.store != nil else { return }
+        guard stateSaving.store != nil else { return }
         if trackSessionState() { return }  // under NSM: saved when the session is (Session/)
-        if let since = life.unsavedSince {
-            if now - since >= Lifecycle.saveDelay { saveState(now: now, atExit: false) }
+        if let since = stateSaving.unsavedSince {
+            if now - since >= StateSaving.saveDelaySeconds { saveState(now: now, atExit: false) }
             return
         }
-        if SavedState(controller, midi: midi.savedLearned) != life.lastSaved { life.unsavedSince = now }
+        if SavedState(controller, midi: midi.savedLearned) != stateSaving.lastSaved { stateSaving.unsavedSince = now }
     }
 
     func saveState(now: Double, atExit: Bool) {
-        guard let store = life.store else { return }
+        guard let store = stateSaving.store else { return }
         let state = SavedState(controller, midi: midi.savedLearned)
-        if !atExit && state == life.lastSaved {
-            life.unsavedSince = nil
+        if !atExit && state == stateSaving.lastSaved {
+            stateSaving.unsavedSince = nil
             return
         }
         do {
             try store.save(state)
-            life.lastSaved = state
-            life.unsavedSince = nil
-            if life.saveError != nil { log.notice("state saved again to \(store.path)") }
-            life.saveError = nil
+            stateSaving.lastSaved = state
+            stateSaving.unsavedSince = nil
+            if stateSaving.saveError != nil { log.notice("state saved again to \(store.path)") }
+            stateSaving.saveError = nil
             if atExit { log.info("state saved to \(store.path)") } else { log.debug("state saved to \(store.path)") }
         } catch {
-            if life.saveError != error.description { log.error("state not saved: \(error)") }
-            life.saveError = error.description
+            if stateSaving.saveError != error.description { log.error("state not saved: \(error)") }
+            stateSaving.saveError = error.description
             // Try again in a second.
-            life.unsavedSince = now + Lifecycle.retryInterval - Lifecycle.saveDelay
+            stateSaving.unsavedSince = now + StateSaving.retryIntervalSeconds - StateSaving.saveDelaySeconds
         }
     }
 
