@@ -15,11 +15,11 @@ extension Daemon {
     /// while a command waits on the audio side (a time tag or a delay: its frame is placed
     /// with the offset carried since the last measurement) and whenever the control thread is
     /// awake anyway (a packet, the inbox) and the last one is a second old; otherwise every
-    /// `clockIdleInterval`, waking for it. Before a time-tagged packet too, if the last
+    /// `clockIdleIntervalSeconds`, waking for it. Before a time-tagged packet too, if the last
     /// measurement is older than a quarter second. (Each such wake costs an idle paramd
     /// about 80 µs: docs/PERFORMANCE.md, "The control thread".)
-    static let clockMeasureInterval = 1.0
-    static let clockIdleInterval = 10.0
+    static let clockMeasureIntervalSeconds = 1.0
+    static let clockIdleIntervalSeconds = 10.0
 
     /// The control thread's loop: OSC, signals, inbox and duties. Returns the exit status.
     func run() throws -> Int32 {
@@ -86,7 +86,7 @@ extension Daemon {
         if let suppressed = errorLog.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }
-        measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureInterval)
+        measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureIntervalSeconds)
         if jack.isConnected, JackEvents.shared.serverGone.load(ordering: .acquiring) {  // pairs with paramdShutdown
             closeAfterServerLoss(now: now)
         }
@@ -117,7 +117,7 @@ extension Daemon {
         var next = Double.infinity
         if jack.isConnected {
             let waiting = audio.commands.count > 0 || audio.counter(.scheduled) > 0
-            next = min(next, clock.measuredAt + (waiting ? Self.clockMeasureInterval : Self.clockIdleInterval))
+            next = min(next, clock.measuredAt + (waiting ? Self.clockMeasureIntervalSeconds : Self.clockIdleIntervalSeconds))
         }
         if systemd.notifier?.watchdogInterval != nil { next = min(next, systemd.nextWatchdogAt) }
         if !jack.isConnected { next = min(next, jackRetry.nextRetryAt) }
