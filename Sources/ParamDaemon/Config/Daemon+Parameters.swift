@@ -109,7 +109,7 @@ extension Daemon {
     /// Puts `registry` in force for everything on the control side that reads it: the
     /// controller (targets kept; new slots start at their initial values), the OSC routes, and
     /// the publisher's subscriptions and sends (it stops its thread meanwhile). One call, so no
-    /// reader is left on the old registry.
+    /// reader is left on the old registry. Control thread.
     func putInForce(_ registry: ParameterRegistry, defaults: (ParameterID) -> DefaultAction) {
         controller.replaceRegistry(registry, initial: { registry[$0].initial }, defaults: defaults)
         routes = RouteTable(registry: registry)
