@@ -3,47 +3,56 @@ import Logging
 import ParamCore
 import ParamSystem
 
-/// paramd's control thread and what it owns (SPEC §4, §5, §6). The work is in extensions, one
-/// file per duty:
-///
-/// - `Daemon+ControlLoop`: the loop — `poll` on the OSC sockets, signals and the inbox, and the
-///   duties that come due; it sleeps until one of them wakes it.
-/// - `Daemon+Packets`: OSC packets in, commands to the audio thread, replies out.
-/// - `Daemon+Subscriptions`, `Daemon+Queries`: `/subscribe`, `/status`, `/params`.
-/// - `Daemon+JackConnection`: connecting, losing and finding the JACK server.
-/// - `Daemon+State`, `Daemon+Systemd`, `Daemon+Reload`, `Daemon+Shutdown`: the state file,
-///   systemd notification and the watchdog, SIGHUP, SIGTERM.
+/// paramd's control thread and what it owns (SPEC §4, §5, §6). Its work is in extensions,
+/// one folder per duty (Control/, Jack/, Config/, Persistence/, MIDI/, HTTP/, Status/, OSC/,
+/// Session/); docs/ARCHITECTURE.md, "Modules and folders", maps them.
 final class Daemon {
+    // Config/: the settings in force and where they came from.
     /// The settings in force (command line over config file); a reload may change some.
     var settings: Settings
+    /// The command line as given: it wins over the config file at every reload.
+    let commandLine: Options
     let log: Logger
+
+    // The parameters in force (Config/Daemon+Parameters.swift, `putInForce`).
     var controller = Controller()
     /// The OSC address space, built from the controller's registry.
     var routes = RouteTable.builtIn
-    /// The JACK client, or the renderer parked while there is no server (Jack/JackSession.swift).
-    let jack: JackSession
+
+    // Control/: the loop's sockets, signals and inbox.
     let sockets: [UDPSocket]
+    /// Other threads hand work to the control thread here, and wake it.
+    let inbox = Inbox()
+    /// The `signalfd` of SIGTERM, SIGINT and SIGHUP (Control/Signals.swift).
+    let signals: Int32
+    let startTime = monotonicSeconds()
+    var wakeups = WakeupMeter()
+
+    // The other duties, one property each.
+    /// OSC/: subscriptions and the thread that sends values to them.
+    let publisher: Publisher
     /// HTTP, WebSocket and OSCQuery on `--http-port` (SPEC §9); nil with `--http-port 0`.
     let http: HTTPServer?
     /// The zeroconf announcement (SPEC §9); nil on loopback or without an Avahi daemon.
     let zeroconf: Zeroconf?
-    let publisher: Publisher
-    /// Other threads hand work to the control thread here, and wake it.
-    let inbox = Inbox()
-    /// MIDI mappings, learn, and the engine the process callback runs (Daemon+MIDI.swift).
+    /// MIDI mappings, learn, and the engine the process callback runs (MIDI/Daemon+MIDI.swift).
     let midi = MIDIControl()
+    /// The state file: what was last saved and when the next write is due (Persistence/).
+    var stateSaving: StateSaving
+    /// systemd notification, the watchdog and its health check (Status/SystemdHealth.swift).
+    var systemd: SystemdHealth
+    /// The session manager, when paramd runs under one (`NSM_URL`, Session/NSMClient.swift).
+    var nsm: NSMClient?
+
+    // Jack/: the client, the audio side as seen from here, the connection over time.
+    /// The JACK client, or the renderer parked while there is no server (Jack/JackSession.swift).
+    let jack: JackSession
     /// The audio side as the control thread sees it: the command ring's producer end, the
     /// target-update ring, the snapshot and the counters of the renderer in use. Never the
     /// renderer itself. Replaced when paramd reconnects to JACK with a new renderer.
     var audio: RendererHandles
-    let startTime = monotonicSeconds()
-    /// The `signalfd` of SIGTERM, SIGINT and SIGHUP (Signals.swift).
-    let signals: Int32
-    /// Config, state, systemd and the JACK connection over time (Lifecycle.swift).
-    var life: Lifecycle
-    var wakeups = WakeupMeter()
-    /// The session manager, when paramd runs under one (`NSM_URL`, Session/NSMClient.swift).
-    var nsm: NSMClient?
+    /// Retries and the server's loss (Jack/JackRetry.swift).
+    var jackRetry = JackRetry()
     /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
     var clock = ClockWatch()
 
@@ -102,9 +111,11 @@ final class Daemon {
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).
-        var life = Lifecycle(commandLine: commandLine, settings: settings, log: log)
-        let starting = life.startingController(settings, log: log)
-        self.life = life
+        self.commandLine = commandLine
+        systemd = SystemdHealth(log: log)
+        var stateSaving = StateSaving(stateFile: settings.stateFile)
+        let starting = stateSaving.startingController(settings, log: log)
+        self.stateSaving = stateSaving
         controller = starting
         routes = RouteTable(registry: starting.registry)
         let server = settings.serverName(environment: ProcessInfo.processInfo.environment)

@@ -103,7 +103,7 @@ final class JackSession {
     /// under load (docs/ARCHITECTURE.md). The notification thread ends by itself within
     /// milliseconds, when the server's socket closes; the process thread stays blocked in a
     /// futex wait, where cancelling it is harmless (as it always was).
-    /// `Lifecycle.libjackExitWait` bounds the wait for a libjack that behaves otherwise.
+    /// `JackRetry.libjackExitWaitSeconds` bounds the wait for a libjack that behaves otherwise.
     var libjackThreadsEnded: Bool { !(client?.notificationThreadIDs.contains(where: JackClient.threadRuns) ?? false) }
 
     /// The server went away (the shutdown callback said so): closes the client, parks its
@@ -128,8 +128,8 @@ final class JackSession {
         // Gone while paramd stops: as after a loss, once libjack's notification thread ended.
         // A thread's end gives no event to block on, so this looks every 10 ms, for at most
         // 2 s, once, on the way out (docs/ARCHITECTURE.md, "The one timed look").
-        let deadline = monotonicSeconds() + Lifecycle.libjackExitWait
-        while !libjackThreadsEnded && monotonicSeconds() < deadline { usleep(UInt32(Lifecycle.libjackExitCheck * 1e6)) }
+        let deadline = monotonicSeconds() + JackRetry.libjackExitWaitSeconds
+        while !libjackThreadsEnded && monotonicSeconds() < deadline { usleep(UInt32(JackRetry.libjackExitCheckSeconds * 1e6)) }
         client.closeAfterServerLoss()
     }
 

@@ -28,7 +28,7 @@ extension Daemon {
             log.warning("NSM: JACK named the client '\(jack.name)', not '\(session.clientID)' (a client of that name exists)")
         }
         carryOutSession(nsm.machine.opened("paramd: JACK client '\(jack.name)' active with its ports; OSC on \(listening)"))
-        log.info("NSM: open answered; state in \(life.store?.path ?? "-")")
+        log.info("NSM: open answered; state in \(stateSaving.store?.path ?? "-")")
         if !nsm.backlog.isEmpty { handleSessionManager() }
     }
 
@@ -36,8 +36,8 @@ extension Daemon {
     /// dirty. True when it has (the caller then writes nothing).
     func trackSessionState() -> Bool {
         guard let nsm else { return false }
-        life.unsavedSince = nil
-        carryOutSession(nsm.machine.changed(dirty: SavedState(controller, midi: midi.savedLearned) != life.lastSaved))
+        stateSaving.unsavedSince = nil
+        carryOutSession(nsm.machine.changed(dirty: SavedState(controller, midi: midi.savedLearned) != stateSaving.lastSaved))
         return true
     }
 
@@ -58,7 +58,7 @@ extension Daemon {
     /// `/nsm/client/save`: the state file in the session's folder, written now.
     private func saveSession() -> [NSMClientProtocol.Output] {
         guard let nsm else { return [] }
-        guard let store = life.store else { return nsm.machine.saveFailed("paramd keeps no state") }
+        guard let store = stateSaving.store else { return nsm.machine.saveFailed("paramd keeps no state") }
         adoptTargetUpdates()
         let state = SavedState(controller, midi: midi.savedLearned)
         do {
@@ -67,8 +67,8 @@ extension Daemon {
             log.error("NSM: save failed: \(error)")
             return nsm.machine.saveFailed("paramd: \(error)")
         }
-        life.lastSaved = state
-        life.saveError = nil
+        stateSaving.lastSaved = state
+        stateSaving.saveError = nil
         log.info("NSM: state saved to \(store.path)")
         return nsm.machine.saved()
     }

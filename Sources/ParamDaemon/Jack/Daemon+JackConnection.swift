@@ -8,7 +8,7 @@ extension Daemon {
     /// Tries the server once: on success the new renderer replaces the parked one everywhere,
     /// the connections are made, and the first time paramd says it is ready.
     func connectToJack(now: Double) {
-        life.nextRetry = now + Lifecycle.retryInterval
+        jackRetry.nextRetryAt = now + JackRetry.retryIntervalSeconds
         // A new renderer starts on the controller's targets with nothing in flight: both sides
         // count command serials from 0 (before it runs, so a MIDI move in its first period is
         // adopted). Nothing renders while parked, so a failed attempt loses nothing by it.
@@ -20,14 +20,14 @@ extension Daemon {
                 Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) })
             }
         } catch {
-            if !life.waitingLogged {
-                life.waitingLogged = true
-                let what = life.announcedReady ? "still no JACK server" : "no JACK server"
+            if !jackRetry.waitingLogged {
+                jackRetry.waitingLogged = true
+                let what = jackRetry.announcedReady ? "still no JACK server" : "no JACK server"
                 log.warning("\(what) \(jack.serverDescription) (\(error)); OSC is up, retrying every second")
             }
             return
         }
-        life.clockMeasuredAt = now  // the connection measured it
+        clock.measuredAt = now  // the connection measured it
         // The new renderer's handles, taken before it was activated: the control thread never
         // reads the renderer the audio thread now runs.
         let fresh = jack.handles
@@ -41,26 +41,26 @@ extension Daemon {
         droppedEventsBefore += Int(audio.counter(.droppedEvents))
         audio = fresh
         previous.deallocate()
-        life.audioPeriods = 0
-        life.audioProgressAt = now
-        life.waitingLogged = false
+        systemd.audioPeriods = 0
+        systemd.audioProgressAt = now
+        jackRetry.waitingLogged = false
 
         let client = "JACK client '\(jack.name)' at \(jack.sampleRate) Hz, \(jack.bufferSize) frames"
-        if !life.announcedReady {
-            life.announcedReady = true
+        if !jackRetry.announcedReady {
+            jackRetry.announcedReady = true
             log.info("ready: OSC on \(listening); \(client)")
             connectPorts()
-            life.status = statusText(now: now)
-            life.statusSentAt = now
-            life.notifier?.ready(status: life.status)
+            systemd.status = statusText(now: now)
+            systemd.statusSentAt = now
+            systemd.notifier?.ready(status: systemd.status)
             sessionReady()  // under NSM: answer `open` now that the ports exist
         } else {
-            let away = life.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
+            let away = jackRetry.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
             log.notice("JACK server \(jack.serverDescription) is back\(away): \(client); parameters sound their targets")
             connectPorts()
         }
-        life.lostAt = nil
-        life.lostWallClock = nil
+        jackRetry.lostAt = nil
+        jackRetry.lostWallClock = nil
         updateStatus(now: now, force: true)
     }
 
@@ -100,17 +100,17 @@ extension Daemon {
 
     /// The shutdown callback said the server is gone: once libjack's notification thread has
     /// ended (JackSession.libjackThreadsEnded; the control loop looks again every 10 ms until
-    /// then, for at most `Lifecycle.libjackExitWait`), close the client (`serverLost`).
+    /// then, for at most `JackRetry.libjackExitWaitSeconds`), close the client (`serverLost`).
     func closeAfterServerLoss(now: Double) {
-        let since = life.goneSeenAt ?? now
-        life.goneSeenAt = since
+        let since = jackRetry.goneSeenAt ?? now
+        jackRetry.goneSeenAt = since
         let ended = jack.libjackThreadsEnded
-        guard ended || now - since >= Lifecycle.libjackExitWait else { return }
+        guard ended || now - since >= JackRetry.libjackExitWaitSeconds else { return }
         if !ended {
-            log.warning("libjack's notification thread still runs \(Lifecycle.libjackExitWait) s after the server went away; closing the client anyway")
+            log.warning("libjack's notification thread still runs \(JackRetry.libjackExitWaitSeconds) s after the server went away; closing the client anyway")
         }
         log.debug("closing the client \(String(format: "%.1f", (now - since) * 1000)) ms after the server went away (notification thread(s) \(jack.notificationThreadIDs), all libjack's \(jack.jackThreadIDs))")
-        life.goneSeenAt = nil
+        jackRetry.goneSeenAt = nil
         serverLost(now: now)
     }
 
@@ -120,10 +120,10 @@ extension Daemon {
         let ended = jack.serverLost()
         clock.reset()
         publisher.switchEvents(to: jack.handles, injecting: ended)
-        life.lostAt = now
-        life.lostWallClock = Date()
-        life.nextRetry = now + Lifecycle.retryInterval
-        life.waitingLogged = true  // this line says it; the retries stay quiet
+        jackRetry.lostAt = now
+        jackRetry.lostWallClock = Date()
+        jackRetry.nextRetryAt = now + JackRetry.retryIntervalSeconds
+        jackRetry.waitingLogged = true  // this line says it; the retries stay quiet
         log.error("JACK server \(jack.serverDescription) went away; \(ended.count) animation(s) ended; OSC stays up; retrying every second")
         updateStatus(now: now, force: true)
     }

@@ -58,12 +58,12 @@ final class MIDIControl {
 extension Daemon {
     /// At start: the learned mappings the state file kept, then the first table.
     func startMIDI() {
-        midi.learned = life.restoredMIDI.compactMap(\.config).filter { controller.registry.id(named: $0.param) != nil }
-        if midi.learned.count < life.restoredMIDI.count {
-            let left = life.restoredMIDI.filter { $0.config.map { controller.registry.id(named: $0.param) == nil } ?? true }
+        midi.learned = stateSaving.restoredMIDI.compactMap(\.config).filter { controller.registry.id(named: $0.param) != nil }
+        if midi.learned.count < stateSaving.restoredMIDI.count {
+            let left = stateSaving.restoredMIDI.filter { $0.config.map { controller.registry.id(named: $0.param) == nil } ?? true }
             log.warning("MIDI: \(left.count) learned mapping(s) in the state file left out: \(left.map { "\($0.param) (\($0.problem() ?? "no such parameter"))" }.joined(separator: ", "))")
         }
-        if life.lastSaved != nil { life.lastSaved = SavedState(controller, midi: midi.savedLearned) }
+        if stateSaving.lastSaved != nil { stateSaving.lastSaved = SavedState(controller, midi: midi.savedLearned) }
         publishMIDI()
         let n = settings.midi.count + midi.learned.count
         if n > 0 { log.info("MIDI: \(settings.midi.count) mapping(s) from the config, \(midi.learned.count) learned") }

@@ -89,11 +89,7 @@ extension Daemon {
         // The control side.
         let new = registry
         let before = controller
-        controller.replaceRegistry(new, initial: { new[$0].initial }, defaults: { p in
-            added.contains(p) ? new[p].defaultAction : before.defaultAction(p)
-        })
-        routes = RouteTable(registry: new)
-        publisher.replaceRegistry(new)
+        putInForce(new, defaults: { p in added.contains(p) ? new[p].defaultAction : before.defaultAction(p) })
         if jack.isConnected {
             let connections = connectCV.filter { name, _ in added.contains { new[$0].name == name } || changed.contains { new[$0].name == name } }
             if !connections.isEmpty {
@@ -108,5 +104,15 @@ extension Daemon {
         for problem in portProblems { log.error("SIGHUP: \(problem)") }
         if !waitsForRestart.isEmpty { log.notice("config: \(waitsForRestart.joined(separator: ", ")) change at the next start") }
         return new
+    }
+
+    /// Puts `registry` in force for everything on the control side that reads it: the
+    /// controller (targets kept; new slots start at their initial values), the OSC routes, and
+    /// the publisher's subscriptions and sends (it stops its thread meanwhile). One call, so no
+    /// reader is left on the old registry. Control thread.
+    func putInForce(_ registry: ParameterRegistry, defaults: (ParameterID) -> DefaultAction) {
+        controller.replaceRegistry(registry, initial: { registry[$0].initial }, defaults: defaults)
+        routes = RouteTable(registry: registry)
+        publisher.replaceRegistry(registry)
     }
 }

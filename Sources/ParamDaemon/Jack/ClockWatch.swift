@@ -42,6 +42,8 @@ struct ClockWatch {
     /// One warning a minute at most that time-tagged bundles arrive while the clock is not
     /// synchronised.
     var unsyncedWarning = RateLimiter(burst: 1, interval: 60)
+    /// Monotonic seconds of the last measurement (a connection measures too).
+    var measuredAt = 0.0
 
     mutating func record(offsetMicros: Int64, at time: Double) {
         if samples.count == Self.capacity { samples.removeFirst() }

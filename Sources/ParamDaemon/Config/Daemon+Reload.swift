@@ -10,11 +10,11 @@ extension Daemon {
     /// changed or removed (with their CV ports and sends). Everything else says in the log that
     /// it waits for a restart. A bad file changes nothing.
     func reload() {
-        life.notifier?.reloading()
-        defer { life.notifier?.send("READY=1\nSTATUS=\(life.status)") }
+        systemd.notifier?.reloading()
+        defer { systemd.notifier?.send("READY=1\nSTATUS=\(systemd.status)") }
         let loaded: (settings: Settings, location: ConfigLocation, fileRead: Bool)
         do {
-            loaded = try Settings.load(commandLine: life.commandLine, environment: ProcessInfo.processInfo.environment)
+            loaded = try Settings.load(commandLine: commandLine, environment: ProcessInfo.processInfo.environment)
         } catch {
             log.error("SIGHUP: config not reloaded, keeping the settings in force: \(error)")
             return

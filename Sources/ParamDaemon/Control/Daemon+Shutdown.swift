@@ -5,9 +5,12 @@ import ParamCore
 // Stopping on SIGTERM/SIGINT (SPEC §6): fade to silence, save, leave JACK. Control thread.
 
 extension Daemon {
+    /// The output's fade to silence on SIGTERM/SIGINT (SPEC §6: within 20 ms).
+    static let fadeSeconds = 0.010
+
     /// SIGTERM/SIGINT: fade the output to silence, save state, leave JACK, exit 0.
     func stop(on signal: String) -> Int32 {
-        life.notifier?.stopping(status: "Stopping on \(signal): fading out, saving state, leaving JACK")
+        systemd.notifier?.stopping(status: "Stopping on \(signal): fading out, saving state, leaving JACK")
         log.info("signal \(signal): stopping")
         fadeOut()
         saveState(now: monotonicSeconds(), atExit: true)
@@ -40,7 +43,7 @@ extension Daemon {
         guard jack.isConnected, !JackEvents.shared.serverGone.load(ordering: .acquiring) else { return }
         let rate = Double(max(jack.sampleRate, 1))
         let period = max(jack.bufferSize, 1)
-        let seconds = Lifecycle.fadeSeconds
+        let seconds = Self.fadeSeconds
         let fade = TimedCommand(.animate(.volume, AnimationSpec(target: 0, seconds: seconds,
                                                                  curve: .easeInEaseOut, domain: .linear)))
         let before = audio.counter(.periods)

@@ -15,18 +15,18 @@ extension Daemon {
     /// while a command waits on the audio side (a time tag or a delay: its frame is placed
     /// with the offset carried since the last measurement) and whenever the control thread is
     /// awake anyway (a packet, the inbox) and the last one is a second old; otherwise every
-    /// `clockIdleInterval`, waking for it. Before a time-tagged packet too, if the last
+    /// `clockIdleIntervalSeconds`, waking for it. Before a time-tagged packet too, if the last
     /// measurement is older than a quarter second. (Each such wake costs an idle paramd
     /// about 80 µs: docs/PERFORMANCE.md, "The control thread".)
-    static let clockMeasureInterval = 1.0
-    static let clockIdleInterval = 10.0
+    static let clockMeasureIntervalSeconds = 1.0
+    static let clockIdleIntervalSeconds = 10.0
 
     /// The control thread's loop: OSC, signals, inbox and duties. Returns the exit status.
     func run() throws -> Int32 {
         nameThisThread("paramd")
         publisher.start()
         let now = monotonicSeconds()
-        life.nextWatchdog = now
+        systemd.nextWatchdogAt = now
         connectToJack(now: now)
         sendWatchdogIfHealthy(now: now)
 
@@ -86,7 +86,7 @@ extension Daemon {
         if let suppressed = errorLog.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }
-        measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureInterval)
+        measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureIntervalSeconds)
         if jack.isConnected, JackEvents.shared.serverGone.load(ordering: .acquiring) {  // pairs with paramdShutdown
             closeAfterServerLoss(now: now)
         }
@@ -94,7 +94,7 @@ extension Daemon {
             // Nobody renders the parked renderer: drop what was sent to it (the controller
             // already holds the targets, which the next connection starts from).
             audio.commands.discardAll()
-            if now >= life.nextRetry { connectToJack(now: now) }
+            if now >= jackRetry.nextRetryAt { connectToJack(now: now) }
         }
         saveStateIfDue(now: now)
         sendWatchdogIfHealthy(now: now)
@@ -106,8 +106,8 @@ extension Daemon {
     /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the
     /// last measurement is older than `maximumAge` seconds.
     func measureClockOffsetIfStale(now: Double, maximumAge: Double) {
-        guard jack.isConnected, now - life.clockMeasuredAt >= maximumAge else { return }
-        life.clockMeasuredAt = now
+        guard jack.isConnected, now - clock.measuredAt >= maximumAge else { return }
+        clock.measuredAt = now
         if let offset = jack.measureClockOffset(ppm: clock.offsetPPM) { clock.record(offsetMicros: offset, at: now) }
     }
 
@@ -117,12 +117,12 @@ extension Daemon {
         var next = Double.infinity
         if jack.isConnected {
             let waiting = audio.commands.count > 0 || audio.counter(.scheduled) > 0
-            next = min(next, life.clockMeasuredAt + (waiting ? Self.clockMeasureInterval : Self.clockIdleInterval))
+            next = min(next, clock.measuredAt + (waiting ? Self.clockMeasureIntervalSeconds : Self.clockIdleIntervalSeconds))
         }
-        if life.notifier?.watchdogInterval != nil { next = min(next, life.nextWatchdog) }
-        if !jack.isConnected { next = min(next, life.nextRetry) }
-        if life.goneSeenAt != nil { next = min(next, now + Lifecycle.libjackExitCheck) }
-        if let since = life.unsavedSince { next = min(next, since + Lifecycle.saveDelay) }
+        if systemd.notifier?.watchdogInterval != nil { next = min(next, systemd.nextWatchdogAt) }
+        if !jack.isConnected { next = min(next, jackRetry.nextRetryAt) }
+        if jackRetry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
+        if let since = stateSaving.unsavedSince { next = min(next, since + StateSaving.saveDelaySeconds) }
         if errorLog.suppressed > 0 { next = min(next, now + errorLog.interval) }
         return next.isFinite ? max(0, next - now) : nil
     }
