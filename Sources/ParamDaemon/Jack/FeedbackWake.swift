@@ -5,28 +5,19 @@ import Synchronization
 import Glibc
 #endif
 
-/// How the audio thread wakes the publisher thread, and tells it nothing else
-/// (docs/ARCHITECTURE.md, "Waking").
+/// How the audio thread wakes the publisher thread, and tells it nothing else: three atomic
+/// words in `HotMemory` and one `eventfd`, for paramd's life, shared by every JACK client
+/// (docs/ARCHITECTURE.md, "Waking"; the control thread's wait for a period is `PeriodWaiter`).
 ///
-/// Three atomic words in `HotMemory` and one `eventfd`, allocated once for paramd's life and
-/// shared by every JACK client it opens (the control thread's wait for a period is
-/// `PeriodWaiter`'s):
+/// - `armed` (publisher → audio): what the sleeping publisher wants to be woken for, `urgent`
+///   (an end, a moved target: `/done` within 2 ms) and/or `values`. 0 while awake.
+/// - `pending` (audio → publisher): what was pushed since the publisher last looked.
+/// - `valuesWanted` (control → audio): someone follows values; otherwise none are pushed.
 ///
-/// - `armed` (publisher → audio): what the sleeping publisher wants to be woken for —
-///   `urgent` (an animation ended, a target moved: `/done` must go out within 2 ms) and/or
-///   `values` (a moving parameter's value, when a subscriber is due one). 0 while awake.
-/// - `pending` (audio → publisher): what the audio thread pushed since the publisher last
-///   looked, so a push that lands between the publisher's last drain and its sleep is not
-///   slept through.
-/// - `valuesWanted` (control → audio): someone follows values; otherwise moving parameters
-///   push no value events at all and the publisher is not woken for them.
-///
-/// At the end of a period the audio thread ORs what it pushed into `pending`, and if the
-/// publisher is armed for it takes `armed` (exchange to 0) and writes the `eventfd` once:
-/// at most one `write(2)` per period, never a lock. Both sides use sequentially consistent
-/// operations in the order store-then-check (audio: `pending` then `armed`; publisher:
-/// `armed` then `pending`), so at least one of them sees the other (Dekker's argument): the
-/// publisher either notices the push before sleeping or is woken by it.
+/// At a period's end the audio thread ORs what it pushed into `pending` and, if the publisher
+/// is armed for it, takes `armed` (exchange to 0) and writes the `eventfd`: at most one
+/// `write(2)` a period, no lock. Both sides store then check, sequentially consistent (audio:
+/// `pending` then `armed`; publisher: `armed` then `pending`), so one sees the other (Dekker).
 struct FeedbackWake: @unchecked Sendable {
     static let urgent: UInt32 = 1
     static let values: UInt32 = 2
