@@ -59,13 +59,11 @@ final class Daemon {
     /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
     /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
     /// not fit the ring. `late` (time-tagged commands whose time had passed, SPEC §4.6) and
-    /// the audio side's dropped events are counted by the renderer; these hold what earlier
-    /// renderers counted before a JACK reconnection replaced them.
+    /// the audio side's dropped events are counted in `RenderCounters`, which every renderer
+    /// counts on in.
     var errors = 0
     var malformed = 0
     var dropped = 0
-    var lateBefore = 0
-    var droppedEventsBefore = 0
     var errorLog = RateLimiter(burst: 5, interval: 1)
 
     init(settings: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
@@ -120,7 +118,11 @@ final class Daemon {
         routes = RouteTable(registry: starting.registry)
         let server = settings.serverName(environment: ProcessInfo.processInfo.environment)
         // No audio thread runs the parked renderer: its blocks leave `HotMemory` to the client's.
-        let parked = HotMemory.outside { Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }) }
+        // The counters every renderer counts in, on the region (they are touched every period).
+        let counters = RenderCounters()
+        let parked = HotMemory.outside {
+            Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }, counters: counters)
+        }
         let wake = FeedbackWake()
         jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles

@@ -118,7 +118,7 @@ public final class Rig: @unchecked Sendable {
                          initial: { $0 == .tone ? tone : registry[$0].initial })
         for c in scenario.commands { precondition(r.commands.push(TimedCommand(c))) }
         r.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2), out1: out1, out2: out2, cv: cv)
-        let animating = r.counters.load(RenderCounter.animations.rawValue)
+        let animating = r.counters.load(.animations)
         precondition(animating == UInt64(scenario.commands.count),
                      "\(scenario.name): \(animating) animations in flight, expected \(scenario.commands.count)")
         renderer = .allocate(capacity: 1)

@@ -3,12 +3,12 @@
 public struct Reporter: Sendable {
     public let events: SPSCRing<Event>
     public let updates: SPSCRing<TargetUpdate>
-    public let counters: AtomicCells
+    public let counters: RenderCounters
     /// False while nobody follows (no subscriber, no send): then an end has no one to go to,
     /// and is not pushed, so the publisher is not woken for it.
     public let endsWanted: Bool
 
-    public init(events: SPSCRing<Event>, updates: SPSCRing<TargetUpdate>, counters: AtomicCells, endsWanted: Bool = true) {
+    public init(events: SPSCRing<Event>, updates: SPSCRing<TargetUpdate>, counters: RenderCounters, endsWanted: Bool = true) {
         self.events = events
         self.updates = updates
         self.counters = counters
@@ -20,9 +20,9 @@ public struct Reporter: Sendable {
     public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool) {
         guard endsWanted else { return }
         if events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
-            counters.add(RenderCounter.urgentEvents.rawValue, 1)
+            counters.add(.urgentEvents, 1)
         } else {
-            counters.add(RenderCounter.droppedEvents.rawValue, 1)
+            counters.add(.droppedEvents, 1)
         }
     }
 
@@ -30,9 +30,9 @@ public struct Reporter: Sendable {
     @_noLocks @inline(__always)
     public func targetMoved(_ p: ParameterID, to value: Double, serial: UInt32) {
         if updates.push(TargetUpdate(parameter: p, value: value, serial: serial)) {
-            counters.add(RenderCounter.urgentEvents.rawValue, 1)
+            counters.add(.urgentEvents, 1)
         } else {
-            counters.add(RenderCounter.droppedEvents.rawValue, 1)
+            counters.add(.droppedEvents, 1)
         }
     }
 }

@@ -1,23 +1,7 @@
-// libm, wrapped for the audio path. This is the one file of ParamCore that imports the C
-// library: the standard library has no transcendental functions on Linux. Each C call is
-// wrapped directly in `_unsafePerformance` (the @_noLocks checker cannot see into C, and a
-// Swift helper in between would be checked and rejected); libm's functions neither allocate
-// nor lock.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-#if canImport(Glibc)
-/// glibc's `sincos` (a GNU extension the Glibc module does not export), declared by its
-/// symbol: two doubles' addresses and a double, which Swift passes as C does on the targets
-/// paramd builds for (x86-64, arm64). LeanPathTests holds it to `cos` and `sin`.
-@_silgen_name("sincos")
-func glibcSincos(_ x: Double, _ sin: UnsafeMutablePointer<Double>, _ cos: UnsafeMutablePointer<Double>)
-#endif
+// libm, wrapped for the audio path. The C functions come through Memory/CLibrary.swift, the
+// one file of ParamCore that imports the C library. Each call is wrapped in
+// `_unsafePerformance` (the @_noLocks checker cannot see into C); libm's functions neither
+// allocate nor lock.
 
 /// Realtime-safe math functions over `Double`.
 public enum Math {
@@ -33,22 +17,10 @@ public enum Math {
     }
 
     @_noLocks @inline(__always) public static func sin(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.sin(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.sin(x) }
-        #else
-        _unsafePerformance { Darwin.sin(x) }
-        #endif
+        _unsafePerformance { libmSin(x) }
     }
     @_noLocks @inline(__always) public static func cos(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.cos(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.cos(x) }
-        #else
-        _unsafePerformance { Darwin.cos(x) }
-        #endif
+        _unsafePerformance { libmCos(x) }
     }
     /// (cos x, sin x) in one call where libm has `sincos` (glibc: the same argument reduction
     /// and polynomials as `sin` and `cos`, so the same values; one reduction instead of two).
@@ -62,76 +34,28 @@ public enum Math {
         #endif
     }
     @_noLocks @inline(__always) public static func exp(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.exp(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.exp(x) }
-        #else
-        _unsafePerformance { Darwin.exp(x) }
-        #endif
+        _unsafePerformance { libmExp(x) }
     }
     @_noLocks @inline(__always) public static func expm1(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.expm1(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.expm1(x) }
-        #else
-        _unsafePerformance { Darwin.expm1(x) }
-        #endif
+        _unsafePerformance { libmExpm1(x) }
     }
     @_noLocks @inline(__always) public static func log(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.log(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.log(x) }
-        #else
-        _unsafePerformance { Darwin.log(x) }
-        #endif
+        _unsafePerformance { libmLog(x) }
     }
     @_noLocks @inline(__always) public static func log10(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.log10(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.log10(x) }
-        #else
-        _unsafePerformance { Darwin.log10(x) }
-        #endif
+        _unsafePerformance { libmLog10(x) }
     }
     @_noLocks @inline(__always) public static func log1p(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.log1p(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.log1p(x) }
-        #else
-        _unsafePerformance { Darwin.log1p(x) }
-        #endif
+        _unsafePerformance { libmLog1p(x) }
     }
     @_noLocks @inline(__always) public static func exp2(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.exp2(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.exp2(x) }
-        #else
-        _unsafePerformance { Darwin.exp2(x) }
-        #endif
+        _unsafePerformance { libmExp2(x) }
     }
     @_noLocks @inline(__always) public static func tanh(_ x: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.tanh(x) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.tanh(x) }
-        #else
-        _unsafePerformance { Darwin.tanh(x) }
-        #endif
+        _unsafePerformance { libmTanh(x) }
     }
     @_noLocks @inline(__always) public static func pow(_ x: Double, _ y: Double) -> Double {
-        #if canImport(Glibc)
-        _unsafePerformance { Glibc.pow(x, y) }
-        #elseif canImport(Musl)
-        _unsafePerformance { Musl.pow(x, y) }
-        #else
-        _unsafePerformance { Darwin.pow(x, y) }
-        #endif
+        _unsafePerformance { libmPow(x, y) }
     }
     @_noLocks @inline(__always) public static func sqrt(_ x: Double) -> Double { _unsafePerformance { x.squareRoot() } }
     @inlinable public static var pi: Double { .pi }

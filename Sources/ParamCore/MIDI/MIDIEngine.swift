@@ -116,11 +116,11 @@ public struct MIDIEngine: @unchecked Sendable {
     public let local: UnsafeMutablePointer<LocalAnimation>
     /// This period's feedback messages, three bytes each.
     @usableFromInline let out: UnsafeMutablePointer<UInt8>
-    /// `pending` (a table the control side published) and `retired` (one the audio side let go).
-    @usableFromInline let mailbox: UnsafeMutablePointer<Atomic<UInt>>
+    /// The table the control side offered, and the one the audio side let go.
+    @usableFromInline let mailbox: MIDITableMailbox
     /// Controllers heard while learning, audio → control.
     public let learnRing: SPSCRing<MIDIControllerEvent>
-    public let cells: AtomicCells
+    public let cells: MIDICells
 
     /// Control thread, once.
     public init() {
@@ -133,20 +133,18 @@ public struct MIDIEngine: @unchecked Sendable {
         local = Resident.allocate(LocalAnimation.self, capacity: Self.localCapacity)
         out = .allocate(capacity: Self.outCapacity * 3)
         out.initialize(repeating: 0, count: Self.outCapacity * 3)
-        mailbox = HotMemory.allocate(Atomic<UInt>.self, capacity: 2)
-        (mailbox + 0).initialize(to: Atomic(0))
-        (mailbox + 1).initialize(to: Atomic(0))
+        mailbox = MIDITableMailbox()
         learnRing = SPSCRing(capacity: 64)
-        cells = AtomicCells(count: MIDICell.allCases.count)
+        cells = MIDICells()
     }
 
     /// Control thread, once no audio thread runs this engine any more.
     public func deallocate() {
         collectRetired()
-        let pending = mailbox[0].exchange(0, ordering: .acquiringAndReleasing)
+        let pending = mailbox.takeOffered()
         if pending != 0 { Self.free(pending) }
         slots.deallocate(); spare.deallocate(); channels.deallocate(); HotMemory.deallocate(counts)
-        local.deallocate(); out.deallocate(); HotMemory.deallocate(mailbox)
+        local.deallocate(); out.deallocate(); mailbox.deallocate()
         learnRing.deallocate(); cells.deallocate()
     }
 
@@ -161,13 +159,13 @@ public struct MIDIEngine: @unchecked Sendable {
         for i in 0..<n { (storage + i).initialize(to: mappings[i]) }
         let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
         table.initialize(to: Table(count: n, mappings: storage))
-        let old = mailbox[0].exchange(UInt(bitPattern: table), ordering: .acquiringAndReleasing)
+        let old = mailbox.offer(UInt(bitPattern: table))
         if old != 0 { Self.free(old) }
     }
 
     /// Control thread. Frees the table the audio side let go of, if any.
     public func collectRetired() {
-        let retired = mailbox[1].exchange(0, ordering: .acquiring)
+        let retired = mailbox.collectRetired()
         if retired != 0 { Self.free(retired) }
     }
 
@@ -178,10 +176,10 @@ public struct MIDIEngine: @unchecked Sendable {
     }
 
     /// Control thread. Whether the audio side reports controllers that move (for `/midi/learn`).
-    public func setLearning(_ on: Bool) { cells.store(MIDICell.learning.rawValue, on ? 1 : 0) }
+    public func setLearning(_ on: Bool) { cells.store(.learning, on ? 1 : 0) }
 
     /// Any thread. One of the counters.
-    public func counter(_ c: MIDICell) -> UInt64 { cells.load(c.rawValue) }
+    public func counter(_ c: MIDICell) -> UInt64 { cells.load(c) }
 
     // MARK: Audio side
 
@@ -193,8 +191,8 @@ public struct MIDIEngine: @unchecked Sendable {
         counts.pointee.out = 0
         counts.pointee.learnPushed = false
         // Only once the control side has collected the last table handed back.
-        guard mailbox[1].load(ordering: .acquiring) == 0 else { return }
-        let address = mailbox[0].exchange(0, ordering: .acquiringAndReleasing)
+        guard mailbox.retiredCollected else { return }
+        let address = mailbox.takeOffered()
         guard address != 0, let table = UnsafeMutablePointer<Table>(bitPattern: address) else { return }
         adopt(table, address: address)
     }
@@ -227,7 +225,7 @@ public struct MIDIEngine: @unchecked Sendable {
             i &+= 1
         }
         counts.pointee.slots = n
-        mailbox[1].store(address, ordering: .releasing)
+        mailbox.retire(address)
     }
 
     /// Realtime-safe. This period's animations to start.
@@ -244,7 +242,7 @@ public struct MIDIEngine: @unchecked Sendable {
     @_noLocks
     public func receive(_ bytes: UnsafePointer<UInt8>, count: Int, offset: Int) {
         guard let message = MIDIMessage.parse(bytes, count: count) else { return }
-        cells.add(MIDICell.received.rawValue, 1)
+        cells.add(.received, 1)
         let n = counts.pointee.slots
         switch message {
         case .controlChange(let ch, let controller, let value):
@@ -374,33 +372,32 @@ public struct MIDIEngine: @unchecked Sendable {
             j &-= 1
         }
         guard counts.pointee.local < Self.localCapacity else {
-            cells.add(MIDICell.dropped.rawValue, 1)
+            cells.add(.dropped, 1)
             return
         }
         local[counts.pointee.local] = LocalAnimation(parameter: m.parameter, spec: spec, offset: offset)
         counts.pointee.local &+= 1
-        cells.add(MIDICell.started.rawValue, 1)
+        cells.add(.started, 1)
     }
 
     @_noLocks @inline(__always)
     func report(_ kind: MIDIKind, _ ch: UInt8, _ number: UInt16, _ value: UInt16) {
-        guard cells.load(MIDICell.learning.rawValue) != 0 else { return }
+        guard cells.load(.learning) != 0 else { return }
         if learnRing.push(MIDIControllerEvent(kind: kind, channel: ch &+ 1, number: number, value: value)) {
             counts.pointee.learnPushed = true
         } else {
-            cells.add(MIDICell.dropped.rawValue, 1)
+            cells.add(.dropped, 1)
         }
     }
 
     /// Realtime-safe. After the renderer's period: the feedback of every mapping with
-    /// `feedback`, from the values and targets the renderer published in `snapshot` (value at
-    /// index 2p, target at 2p + 1). `frame` is the absolute frame the messages are sent on
+    /// `feedback`, from the values and targets the renderer published in `snapshot`. `frame` is the absolute frame the messages are sent on
     /// (the period's last). A mapping sends when the value's raw controller value differs from
     /// the last it sent or received, at most once per `sampleRate / 60` frames, and not while
     /// the parameter follows that same controller, so the last value sent is the exact final one
     /// and a value that came in is never echoed.
     @_noLocks
-    public func feedback(snapshot: AtomicCells, frame: UInt64, sampleRate: Int) {
+    public func feedback(snapshot: ParameterSnapshot, frame: UInt64, sampleRate: Int) {
         let interval = UInt64((sampleRate &+ 59) / 60)
         var i = 0
         while i < counts.pointee.slots {
@@ -409,8 +406,8 @@ public struct MIDIEngine: @unchecked Sendable {
             guard m.feedback else { continue }
             let k = i &- 1
             let p = m.parameter.index
-            let value = snapshot.loadDouble(2 * p)
-            let target = snapshot.loadDouble(2 * p + 1)
+            let value = snapshot.value(at: p)
+            let target = snapshot.target(at: p)
             if slots[k].following {
                 if target == slots[k].inputTarget { continue }
                 slots[k].following = false
@@ -424,7 +421,7 @@ public struct MIDIEngine: @unchecked Sendable {
             if slots[k].sentOnce && since < Int64(interval) && since > -Int64(interval) { continue }
             let needed = m.kind == .nrpn ? 4 : (m.kind == .cc14 ? 2 : 1)
             guard counts.pointee.out &+ needed <= Self.outCapacity else {
-                cells.add(MIDICell.dropped.rawValue, 1)
+                cells.add(.dropped, 1)
                 continue
             }
             let ch = m.channel == 0 ? slots[k].lastChannel : m.channel &- 1
@@ -449,7 +446,7 @@ public struct MIDIEngine: @unchecked Sendable {
             slots[k].lastSent = raw
             slots[k].lastSentFrame = frame
             slots[k].sentOnce = true
-            cells.add(MIDICell.feedbackSent.rawValue, 1)
+            cells.add(.feedbackSent, 1)
         }
     }
 

@@ -49,7 +49,13 @@ public struct ClockOffsetModel: Sendable, BitwiseCopyable, Equatable {
 /// slot. A reader could see a torn model only if two publications happened while it read
 /// three words: publications are at least a quarter second apart. Nothing waits.
 public struct PublishedClockOffset: @unchecked Sendable {
+    /// The generation, then two slots of three words: offset (µs), JACK time (µs), ppm.
     @usableFromInline let cells: UnsafeMutablePointer<Atomic<UInt64>>
+    @usableFromInline var generation: UnsafeMutablePointer<Atomic<UInt64>> { @inline(__always) get { cells } }
+    /// The slot a generation's model is in.
+    @usableFromInline @inline(__always) func slot(_ generation: UInt64) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        cells + 1 + Int(generation & 1) * 3
+    }
 
     /// Control thread. Nothing published yet: `read()` gives nil.
     public init() {
@@ -59,23 +65,23 @@ public struct PublishedClockOffset: @unchecked Sendable {
 
     /// Control thread (the only writer).
     public func publish(_ model: ClockOffsetModel) {
-        let generation = cells[0].load(ordering: .relaxed) &+ 1
-        let slot = 1 + Int(generation & 1) * 3
-        cells[slot].store(UInt64(bitPattern: model.offsetMicros), ordering: .relaxed)
-        cells[slot + 1].store(model.jackMicros, ordering: .relaxed)
-        cells[slot + 2].store(model.ppm.bitPattern, ordering: .relaxed)
-        cells[0].store(generation, ordering: .releasing)
+        let next = generation.pointee.load(ordering: .relaxed) &+ 1
+        let words = slot(next)
+        words[0].store(UInt64(bitPattern: model.offsetMicros), ordering: .relaxed)
+        words[1].store(model.jackMicros, ordering: .relaxed)
+        words[2].store(model.ppm.bitPattern, ordering: .relaxed)
+        generation.pointee.store(next, ordering: .releasing)
     }
 
     /// Realtime-safe. The model last published, nil before the first.
     @_noLocks
     public func read() -> ClockOffsetModel? {
-        let generation = cells[0].load(ordering: .acquiring)
-        guard generation != 0 else { return nil }
-        let slot = 1 + Int(generation & 1) * 3
-        return ClockOffsetModel(offsetMicros: Int64(bitPattern: cells[slot].load(ordering: .relaxed)),
-                                jackMicros: cells[slot + 1].load(ordering: .relaxed),
-                                ppm: Double(bitPattern: cells[slot + 2].load(ordering: .relaxed)))
+        let current = generation.pointee.load(ordering: .acquiring)
+        guard current != 0 else { return nil }
+        let words = slot(current)
+        return ClockOffsetModel(offsetMicros: Int64(bitPattern: words[0].load(ordering: .relaxed)),
+                                jackMicros: words[1].load(ordering: .relaxed),
+                                ppm: Double(bitPattern: words[2].load(ordering: .relaxed)))
     }
 
     public func deallocate() { HotMemory.deallocate(cells) }

@@ -27,12 +27,12 @@ extension Renderer {
                 if unconfirmedSkip > 0 {
                     framePosition &+= UInt64(unconfirmedSkip)
                     skippedSinceReadingsBegan &+= unconfirmedSkip
-                    counters.add(RenderCounter.skippedFrames.rawValue, UInt64(unconfirmedSkip))
+                    counters.add(.skippedFrames, UInt64(unconfirmedSkip))
                 } else if unconfirmedSkip < 0 && skippedSinceReadingsBegan > 0 {
                     let back = min(0 &- unconfirmedSkip, skippedSinceReadingsBegan)
                     framePosition &-= UInt64(back)
                     skippedSinceReadingsBegan &-= back
-                    counters.add(RenderCounter.rewoundFrames.rawValue, UInt64(back))
+                    counters.add(.rewoundFrames, UInt64(back))
                 }
                 unconfirmedSkip = 0
             }

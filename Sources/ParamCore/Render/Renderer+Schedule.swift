@@ -51,7 +51,7 @@ extension Renderer {
             }
             guard scheduled < Self.scheduleCapacity else {
                 // The control side checks the room first; this is the last line of defence.
-                counters.add(RenderCounter.scheduleFull.rawValue, 1)
+                counters.add(.scheduleFull, 1)
                 let p = timed.parameter
                 let (tag, hasTag) = self.tag(of: timed)
                 reporter.done(p, finished: false, value: params[p.index].value, tag: tag, hasTag: hasTag)
@@ -102,7 +102,7 @@ extension Renderer {
         let frame = clock.frame(at: entry.time)
         if frame < Int64(bitPattern: periodEnd) {
             if frame < Int64(bitPattern: periodStart) {
-                counters.add(RenderCounter.late.rawValue, 1)
+                counters.add(.late, 1)
                 entry.frame = periodStart
             } else {
                 entry.frame = UInt64(bitPattern: frame)
@@ -220,7 +220,7 @@ extension Renderer {
     /// Realtime-safe. Starts one command on `frame`.
     @_noLocks
     mutating func apply(_ entry: ScheduledCommand, atFrame frame: UInt64) {
-        counters.add(RenderCounter.commands.rawValue, 1)
+        counters.add(.commands, 1)
         let rate = sampleRate
         let serial = entry.timed.serial
         switch entry.timed.payload {

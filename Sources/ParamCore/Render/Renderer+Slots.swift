@@ -27,8 +27,7 @@ extension Renderer {
                                                             motion: motions + p.index, firstLayer: firstLayers + p.index))
         params[p.index].restore(serial: serial)  // the control side keeps it too (local targets match on it)
         setOutput(p.index, setup.output)
-        snapshot.storeDouble(2 * p.index, params[p.index].value)
-        snapshot.storeDouble(2 * p.index + 1, params[p.index].target)
+        snapshot.publish(at: p.index, value: params[p.index].value, target: params[p.index].target)
     }
 
     /// Realtime-safe. A declared parameter leaves slot `p` at `frame`.

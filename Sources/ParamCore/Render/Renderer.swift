@@ -56,10 +56,13 @@ public struct Renderer: @unchecked Sendable {
     public let commands: CommandQueue
     public let events: SPSCRing<Event>
     public let updates: SPSCRing<TargetUpdate>
-    /// Per parameter: value at the end of the last period (even index) and target (odd index),
-    /// as Double bit patterns. Written by the audio thread, read by the control thread.
-    public let snapshot: AtomicCells
-    public let counters: AtomicCells
+    /// Per parameter: value at the end of the last period and target. Written by the audio
+    /// thread, read by the control thread.
+    public let snapshot: ParameterSnapshot
+    /// Counters the daemon hands every renderer it builds (they count on across reconnections),
+    /// or this renderer's own (`ownsCounters`).
+    public let counters: RenderCounters
+    @usableFromInline let ownsCounters: Bool
     /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
     /// path, and one that declared parameters take in turn (`ChunkScratch`).
     @usableFromInline let scratch: UnsafeMutablePointer<Double>
@@ -104,9 +107,10 @@ public struct Renderer: @unchecked Sendable {
     /// unless config or saved state say otherwise). The rings are sized for a flood of 50,000
     /// messages a second at 64-frame periods (about 70 commands a period) with room to spare,
     /// and no larger: every page of a ring is touched as it wraps, so its size is memory a
-    /// long-running paramd keeps.
+    /// long-running paramd keeps. `counters`: those to count in, kept by the caller (they are
+    /// not deallocated with the renderer); nil: counters of its own.
     public init(sampleRate: Double, registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
-                commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
+                counters shared: RenderCounters? = nil, commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
         let capacity = ParameterRegistry.capacity
         // In this order for `HotMemory.placing`: what every period touches first, the large
@@ -114,9 +118,10 @@ public struct Renderer: @unchecked Sendable {
         commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
         events = SPSCRing(capacity: eventCapacity)
         updates = SPSCRing(capacity: 1024)
-        counters = AtomicCells(count: RenderCounter.allCases.count)
+        counters = shared ?? RenderCounters()
+        ownsCounters = shared == nil
         declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
-        snapshot = AtomicCells(count: 2 * capacity)
+        snapshot = ParameterSnapshot(capacity: capacity)
         params = HotMemory.allocate(AnimatedParameter.self, capacity: capacity)
         Resident.populate(params, byteCount: MemoryLayout<AnimatedParameter>.stride * capacity)
         motions = .allocate(capacity: capacity)  // made resident slot by slot, as parameters are declared
@@ -140,8 +145,7 @@ public struct Renderer: @unchecked Sendable {
                 declaredCount += 1
                 declaredSlots.insert(p.index)
             }
-            snapshot.storeDouble(2 * p.index, params[p.index].value)
-            snapshot.storeDouble(2 * p.index + 1, params[p.index].target)
+            snapshot.publish(at: p.index, value: params[p.index].value, target: params[p.index].target)
         }
     }
 
@@ -151,7 +155,7 @@ public struct Renderer: @unchecked Sendable {
         events.deallocate()
         updates.deallocate()
         snapshot.deallocate()
-        counters.deallocate()
+        if ownsCounters { counters.deallocate() }
         scratch.deallocate()
         silence.deallocate()
         schedule.deallocate()
@@ -163,9 +167,9 @@ public struct Renderer: @unchecked Sendable {
     }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
-    public func sounding(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue)) }
+    public func sounding(_ p: ParameterID) -> Double { snapshot.value(p) }
     /// Any thread (reads atomics). The audio side's target.
-    public func renderedTarget(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue) + 1) }
+    public func renderedTarget(_ p: ParameterID) -> Double { snapshot.target(p) }
 
     /// Only while the audio thread is not running (tests, after the client closed).
     public func parameter(_ p: ParameterID) -> AnimatedParameter { params[p.index] }
@@ -276,7 +280,7 @@ public struct Renderer: @unchecked Sendable {
     /// the snapshot and the counters.
     @_noLocks
     mutating func finishPeriod(reportValues: Bool) {
-        counters.add(RenderCounter.periods.rawValue, 1)
+        counters.add(.periods, 1)
         if !localTargets.isEmpty { reportLocalTargets() }
         var animating: UInt64 = 0
         var values: UInt64 = 0
@@ -287,8 +291,7 @@ public struct Renderer: @unchecked Sendable {
             // Fields read in place: a parameter, with its layers and keyframe track, is a few
             // KB, too much to copy five times a period on the audio thread.
             let value = params[i].value
-            snapshot.storeDouble(2 * i, value)
-            snapshot.storeDouble(2 * i + 1, params[i].target)
+            snapshot.publish(at: i, value: value, target: params[i].target)
             let layers = params[i].layerCount
             animating &+= UInt64(layers)
             if reportValues && params[i].movedThisPeriod && layers > 0 {
@@ -297,12 +300,12 @@ public struct Renderer: @unchecked Sendable {
                 if events.push(.value(params[i].id, value)) {
                     values &+= 1
                 } else {
-                    counters.add(RenderCounter.droppedEvents.rawValue, 1)
+                    counters.add(.droppedEvents, 1)
                 }
             }
         }
-        if values > 0 { counters.add(RenderCounter.valueEvents.rawValue, values) }
-        counters.store(RenderCounter.animations.rawValue, animating)
-        counters.store(RenderCounter.scheduled.rawValue, UInt64(framedCount &+ timedCount))
+        if values > 0 { counters.add(.valueEvents, values) }
+        counters.store(.animations, animating)
+        counters.store(.scheduled, UInt64(framedCount &+ timedCount))
     }
 }

@@ -1,4 +1,4 @@
-/// Indices of the counters the audio thread keeps in `Renderer.counters`.
+/// The counters the audio thread keeps in `RenderCounters`.
 public enum RenderCounter: Int, CaseIterable, Sendable {
     /// Events or target updates that did not fit their ring.
     case droppedEvents = 0
@@ -36,8 +36,8 @@ public struct RendererHandles: Sendable {
     public let commands: CommandQueue
     public let events: SPSCRing<Event>
     public let updates: SPSCRing<TargetUpdate>
-    public let snapshot: AtomicCells
-    public let counters: AtomicCells
+    public let snapshot: ParameterSnapshot
+    public let counters: RenderCounters
     /// Each parameter slot's layers beyond the first and keyframe track (3.6 KB a slot).
     nonisolated(unsafe) let motions: UnsafeMutablePointer<ParameterMotion>  // only handed to the kernel here
 
@@ -47,7 +47,7 @@ public struct RendererHandles: Sendable {
     public func makeResident(_ p: ParameterID) { Renderer.makeResident(motions + p.index) }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
-    public func sounding(_ p: ParameterID) -> Double { snapshot.loadDouble(2 * Int(p.rawValue)) }
+    public func sounding(_ p: ParameterID) -> Double { snapshot.value(p) }
     /// Any thread. One of the audio side's counters.
-    public func counter(_ c: RenderCounter) -> UInt64 { counters.load(c.rawValue) }
+    public func counter(_ c: RenderCounter) -> UInt64 { counters.load(c) }
 }

@@ -104,7 +104,7 @@ extension Daemon {
             midiRequest(message, route.action, replyingTo: channel)
         default:
             let snapshot = audio.snapshot
-            let result = controller.handle(message, route: route, start: start) { p in snapshot.loadDouble(2 * Int(p.rawValue)) }
+            let result = controller.handle(message, route: route, start: start) { p in snapshot.value(p) }
             for r in result.replies { channel.send(r) }
             if let reason = result.error {
                 errors += 1

@@ -17,7 +17,7 @@ extension Daemon {
         let previous: Renderer
         do {
             previous = try jack.connect(registry: targets.registry) { rate in
-                Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) })
+                Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) }, counters: audio.counters)
             }
         } catch {
             if !jackRetry.waitingLogged {
@@ -37,8 +37,6 @@ extension Daemon {
             jumps.append(.value(p, fresh.sounding(p)))
         }
         publisher.switchEvents(to: fresh, injecting: jumps)
-        lateBefore += Int(audio.counter(.late))
-        droppedEventsBefore += Int(audio.counter(.droppedEvents))
         audio = fresh
         previous.deallocate()
         systemd.audioPeriods = 0
@@ -65,11 +63,11 @@ extension Daemon {
     }
 
     /// Waits until the renderer has rendered up to `target` periods (its period counter),
-    /// asleep until the audio thread reports that period (`FeedbackWake.waitForPeriod`). Only
+    /// asleep until the audio thread reports that period (`PeriodWaiter.waitForPeriod`). Only
     /// on the way out (the fade) and on a reload. False when `deadline` (monotonic seconds)
     /// passes or the server goes away first.
     func waitForAudioPeriods(reaching target: UInt64, deadline: Double) -> Bool {
-        jack.wake.waitForPeriod(target, deadline: deadline,
+        jack.periodWaiter.waitForPeriod(target, deadline: deadline,
                            reached: { audio.counter(.periods) >= target },
                            gone: { JackEvents.shared.serverGone.load(ordering: .acquiring) })
     }

@@ -33,7 +33,7 @@ final class JackClient {
     /// Opens the client (never starting a server) and registers its ports; not yet active.
     /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
     /// `controlWake` (an eventfd) the control loop when the server goes away.
-    init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, controlWake: Int32,
+    init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, periodWaiter: PeriodWaiter, controlWake: Int32,
          midi: MIDIEngine, makeRenderer: (Double) -> Renderer) throws(JackError) {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
@@ -71,31 +71,22 @@ final class JackClient {
             cvRegistered.append((p.index, port, Self.cvPrettyName(spec, scale)))
         }
         cvNames = cvRegistered.map { String(cString: jack_port_name($0.port)) }
-        // What the audio thread touches, laid out in `HotMemory` in the order it is allocated
-        // here: what every period reads first (the context, the cells, the renderer's ring
-        // indices, counters and the first lines of its snapshot and parameters), so that a
-        // period of the five touches one page of it (docs/PERFORMANCE.md, "Eleventh session").
+        // What the audio thread touches, laid out on one run of `HotMemory` (`ClientBlocks`).
         let capacity = ParameterRegistry.capacity
-        let (context, sampleRate, clockOffset, midiLinks, jackThreads, jackPthreads, renderer, cvPorts, cvBuffers) =
-            HotMemory.placing(lines: Self.hotLines) {
-                (HotMemory.allocate(ProcessContext.self, capacity: 1), AtomicCells(count: 1), PublishedClockOffset(),
-                 AtomicCells(count: 2), AtomicCells(count: 4), AtomicCells(count: 4), makeRenderer(rate),
-                 HotMemory.allocate(OpaquePointer?.self, capacity: capacity),
-                 HotMemory.allocate(UnsafeMutablePointer<Float>?.self, capacity: capacity))
-            }
-        cvPorts.initialize(repeating: nil, count: capacity)
-        cvBuffers.initialize(repeating: nil, count: capacity)
-        for r in cvRegistered { cvPorts[r.slot] = r.port }
-        sampleRate.storeDouble(0, rate)
-        handles = renderer.handles
-        self.context = context
-        context.initialize(to: ProcessContext(renderer: renderer, in1: in1, in2: in2,
-                                              out1: out1, out2: out2, sampleRate: sampleRate,
-                                              clockOffset: clockOffset, client: client, wake: wake,
-                                              jackThreads: jackThreads, jackPthreads: jackPthreads,
+        let blocks = HotMemory.placing(lines: Self.hotLines) { ClientBlocks(capacity: capacity, renderer: makeRenderer(rate)) }
+        blocks.cvPorts.initialize(repeating: nil, count: capacity)
+        blocks.cvBuffers.initialize(repeating: nil, count: capacity)
+        for r in cvRegistered { blocks.cvPorts[r.slot] = r.port }
+        blocks.sampleRate.store(hertz: rate)
+        handles = blocks.renderer.handles
+        context = blocks.context
+        context.initialize(to: ProcessContext(renderer: blocks.renderer, in1: in1, in2: in2,
+                                              out1: out1, out2: out2, sampleRate: blocks.sampleRate,
+                                              clockOffset: blocks.clockOffset, client: client, wake: wake,
+                                              periodWaiter: periodWaiter, jackThreads: blocks.jackThreads,
                                               controlWake: controlWake,
-                                              cvPorts: cvPorts, cvBuffers: cvBuffers,
-                                              midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: midiLinks))
+                                              cvPorts: blocks.cvPorts, cvBuffers: blocks.cvBuffers,
+                                              midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: blocks.midiLinks))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
 
@@ -123,8 +114,8 @@ final class JackClient {
 
     /// Kernel thread ids of libjack's threads for this client, as far as they have started.
     var jackThreadIDs: [Int32] {
-        let cells = context.pointee.jackThreads
-        return (0..<cells.count).map { cells.load($0) }.filter { $0 != 0 }.map { Int32(truncatingIfNeeded: $0) }
+        let threads = context.pointee.jackThreads
+        return (0..<threads.capacity).map { threads.kernelID(at: $0) }.filter { $0 != 0 }.map { Int32(truncatingIfNeeded: $0) }
     }
     /// libjack's threads that had started before `jack_activate` (JACK2's log thread, which
     /// runs the thread-init callback when it is set).
@@ -133,11 +124,11 @@ final class JackClient {
     /// process thread: JACK2's notification thread, which reads the server's notifications
     /// and runs the other callbacks (`JackSession.libjackThreadsEnded`).
     var notificationThreadIDs: [Int32] {
-        let tids = context.pointee.jackThreads, pthreads = context.pointee.jackPthreads
+        let threads = context.pointee.jackThreads
         let process = UInt64(jack_client_thread_id(client))
-        return (threadsBeforeActivation..<tids.count).compactMap { i in
-            let tid = tids.load(i)
-            return tid != 0 && pthreads.load(i) != process ? Int32(truncatingIfNeeded: tid) : nil
+        return (threadsBeforeActivation..<threads.capacity).compactMap { i in
+            let tid = threads.kernelID(at: i)
+            return tid != 0 && threads.pthread(at: i) != process ? Int32(truncatingIfNeeded: tid) : nil
         }
     }
     /// Whether kernel thread `tid` of this process still runs (its `/proc/self/task` entry is
@@ -278,7 +269,6 @@ final class JackClient {
         context.pointee.sampleRate.deallocate()
         context.pointee.clockOffset.deallocate()
         context.pointee.jackThreads.deallocate()
-        context.pointee.jackPthreads.deallocate()
         context.pointee.midiLinks.deallocate()
         HotMemory.deallocate(context.pointee.cvPorts)
         HotMemory.deallocate(context.pointee.cvBuffers)
@@ -327,4 +317,33 @@ private func paramdJackError(_ message: UnsafePointer<CChar>?) {
 private func paramdJackInfo(_ message: UnsafePointer<CChar>?) {
     guard let message else { return }
     JackMessages.slots.post(message, kind: JackMessages.info)
+}
+
+/// What the audio thread touches of one client, laid out in `HotMemory` in the order allocated
+/// here (inside `HotMemory.placing`): what every period reads first (the context, the cells,
+/// then the renderer's ring indices and the first lines of its snapshot and parameters), so
+/// that a period of the five touches one page of it (docs/PERFORMANCE.md, "Cold memory").
+private struct ClientBlocks {
+    let context: UnsafeMutablePointer<ProcessContext>
+    let sampleRate: SampleRateCell
+    let clockOffset: PublishedClockOffset
+    let midiLinks: MIDIPortLinks
+    /// libjack's threads for the client: its log, notification and process threads, and room.
+    let jackThreads: ThreadTable
+    let renderer: Renderer
+    /// CV port and buffer tables, by parameter slot.
+    let cvPorts: UnsafeMutablePointer<OpaquePointer?>
+    let cvBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+
+    /// Control thread. In this order; `renderer` is built between the cells and the CV tables.
+    init(capacity: Int, renderer makeRenderer: @autoclosure () -> Renderer) {
+        context = HotMemory.allocate(ProcessContext.self, capacity: 1)
+        sampleRate = SampleRateCell()
+        clockOffset = PublishedClockOffset()
+        midiLinks = MIDIPortLinks()
+        jackThreads = ThreadTable(capacity: 4)
+        renderer = makeRenderer()
+        cvPorts = HotMemory.allocate(OpaquePointer?.self, capacity: capacity)
+        cvBuffers = HotMemory.allocate(UnsafeMutablePointer<Float>?.self, capacity: capacity)
+    }
 }

@@ -27,6 +27,8 @@ final class JackSession {
     private var lastSampleRate = 0
     private var lastBufferSize = 0
     let wake: FeedbackWake
+    /// The control thread's wait for a period (exit's fade, a reload).
+    let periodWaiter = PeriodWaiter()
     private let controlWake: Int32
     /// The MIDI engine every client's process callback runs (it outlives the connections).
     private let midi: MIDIEngine
@@ -65,8 +67,9 @@ final class JackSession {
     func connect(registry: ParameterRegistry, makeRenderer: (Double) -> Renderer) throws(JackError) -> Renderer {
         precondition(client == nil, "already connected")
         JackEvents.shared.serverGone.store(false, ordering: .relaxed)  // no client is left to set it
-        let fresh = try JackClient(name: requestedName, server: server, registry: registry, wake: wake,
+        let fresh = try JackClient(name: requestedName, server: server, registry: registry, wake: wake, periodWaiter: periodWaiter,
                                    controlWake: controlWake, midi: midi, makeRenderer: makeRenderer)
+        fresh.handles.counters.beginRenderer()  // the counters carry on from the last renderer
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()
         do {

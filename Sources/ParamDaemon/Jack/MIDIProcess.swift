@@ -34,7 +34,7 @@ func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, 
 /// Realtime-safe. Clears midi_out (JACK requires it every period) and writes the engine's
 /// feedback on the period's last frame.
 @_noLocks
-func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, snapshot: AtomicCells,
+func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, snapshot: ParameterSnapshot,
                endFrame: UInt64, sampleRate: Double) {
     guard let buffer = clearMIDI(port: port, nframes: nframes) else { return }
     guard nframes > 0 else { return }
@@ -45,7 +45,7 @@ func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t,
     while i < midi.outCount {
         let message = midi.outMessage(i)
         let rc = _unsafePerformance { jack_midi_event_write(buffer, time, message, 3) }
-        if rc != 0 { midi.cells.add(MIDICell.dropped.rawValue, 1) }
+        if rc != 0 { midi.cells.add(.dropped, 1) }
         i &+= 1
     }
 }

@@ -15,20 +15,21 @@ struct ProcessContext {
     var out1: OpaquePointer
     var out2: OpaquePointer
     /// Written by the sample-rate callback (another thread), read at the top of each period.
-    let sampleRate: AtomicCells
+    let sampleRate: SampleRateCell
     /// System time minus JACK time, measured by the control thread and carried at its
     /// measured rate (ClockOffsetModel); nil until the first measurement.
     let clockOffset: PublishedClockOffset
     let client: OpaquePointer
     /// Wakes the publisher when this period pushed what it waits for (FeedbackWake.swift).
     let wake: FeedbackWake
+    /// Wakes the control thread when the period it waits for is rendered (PeriodWaiter.swift).
+    let periodWaiter: PeriodWaiter
     /// Kernel thread ids of libjack's threads (the process thread, the notification thread
     /// that runs the callbacks below, its log thread), each stored by the thread itself when
     /// libjack calls `paramdThreadInit` in it, so `/status` can leave JACK's own wake-ups out
-    /// of `wakeups_per_s`. Empty cells are 0. Beside each, in `jackPthreads`, the thread's
-    /// `pthread_t`, so the process thread can be told apart (`jack_client_thread_id`).
-    let jackThreads: AtomicCells
-    let jackPthreads: AtomicCells
+    /// of `wakeups_per_s`, with each thread's `pthread_t`, so the process thread can be told
+    /// apart (`jack_client_thread_id`).
+    let jackThreads: ThreadTable
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
     /// CV ports (SPEC §8.1) by parameter slot, written by the control thread before the
@@ -42,11 +43,11 @@ struct ProcessContext {
     let midiIn: OpaquePointer
     let midiOut: OpaquePointer
     let midi: MIDIEngine
-    /// How many connections `midi_in` (cell 0) and `midi_out` (cell 1) have, counted by the
-    /// port-connect callback on libjack's notification thread. A MIDI port nobody is connected
+    /// How many connections `midi_in` and `midi_out` have, counted by the port-connect
+    /// callback on libjack's notification thread. A MIDI port nobody is connected
     /// to is not touched: its buffer and the port's record in JACK's shared memory are two
     /// pages a period would otherwise read for nothing (docs/PERFORMANCE.md, "Eleventh session").
-    let midiLinks: AtomicCells
+    let midiLinks: MIDIPortLinks
     /// Audio thread only: `midi_out` may hold events from the last period it was connected, so
     /// it is cleared once more when it has no connection left (and once at the start).
     var midiOutDirty = true
@@ -57,7 +58,7 @@ struct ProcessContext {
 func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
     guard let arg else { return 0 }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
-    let rate = context.pointee.sampleRate.loadDouble(0)
+    let rate = context.pointee.sampleRate.hertz
     if rate != context.pointee.renderer.sampleRate { context.pointee.renderer.setSampleRate(rate) }
     let in1 = context.pointee.in1, in2 = context.pointee.in2
     let out1 = context.pointee.out1, out2 = context.pointee.out2
@@ -96,13 +97,13 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     let midi = context.pointee.midi
     let midiLinks = context.pointee.midiLinks
     midi.beginPeriod()  // a new mapping table is taken whether or not midi_in is connected
-    if midiLinks.load(0) != 0 {
+    if midiLinks.connections(.midiIn) != 0 {
         readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
     }
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
-    let urgentBefore = counters.load(RenderCounter.urgentEvents.rawValue)
-    let valuesBefore = counters.load(RenderCounter.valueEvents.rawValue)
+    let urgentBefore = counters.load(.urgentEvents)
+    let valuesBefore = counters.load(.valueEvents)
     context.pointee.renderer.render(
         frames: Int(nframes), clock: clock, jackFrame: rc == 0 ? cycleFrames : nil,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
@@ -112,8 +113,8 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
         local: UnsafePointer(midi.local), localCount: midi.localCount)
-    wake.periodEnded(count: counters.load(RenderCounter.periods.rawValue))
-    if midiLinks.load(1) != 0 {
+    context.pointee.periodWaiter.periodEnded(count: counters.load(.periods))
+    if midiLinks.connections(.midiOut) != 0 {
         context.pointee.midiOutDirty = true
         writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
                   snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
@@ -122,8 +123,8 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         context.pointee.midiOutDirty = false
         clearMIDI(port: context.pointee.midiOut, nframes: nframes)
     }
-    wake.periodPushed(urgent: counters.load(RenderCounter.urgentEvents.rawValue) != urgentBefore,
-                      values: counters.load(RenderCounter.valueEvents.rawValue) != valuesBefore)
+    wake.periodPushed(urgent: counters.load(.urgentEvents) != urgentBefore,
+                      values: counters.load(.valueEvents) != valuesBefore)
     return 0
 }
 
@@ -131,7 +132,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
 func paramdSampleRateChanged(_ rate: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
     guard let arg else { return 0 }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
-    context.pointee.sampleRate.storeDouble(0, Double(rate))
+    context.pointee.sampleRate.store(hertz: Double(rate))
     JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
     return 0
 }
@@ -151,9 +152,7 @@ func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
     _ = paramd_set_thread_name("paramd-jack")
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
-    if let slot = context.pointee.jackThreads.storeInFirstEmpty(UInt64(paramd_gettid())) {
-        context.pointee.jackPthreads.store(slot, UInt64(pthread_self()))
-    }
+    context.pointee.jackThreads.record(kernelID: UInt64(paramd_gettid()), pthread: UInt64(pthread_self()))
 }
 
 /// `JackPortConnectCallback`, on libjack's notification thread, for every connection made or
@@ -167,13 +166,9 @@ func paramdPortConnect(_ a: jack_port_id_t, _ b: jack_port_id_t, _ connect: Int3
     let client = context.pointee.client
     let first = jack_port_by_id(client, a), second = jack_port_by_id(client, b)
     let links = context.pointee.midiLinks
-    for cell in 0..<2 {
-        let port = cell == 0 ? context.pointee.midiIn : context.pointee.midiOut
-        let n = UInt64((first == port ? 1 : 0) + (second == port ? 1 : 0))
-        guard n > 0 else { continue }
-        let now = links.load(cell)
-        links.store(cell, connect != 0 ? now &+ n : (now >= n ? now &- n : 0))
-    }
+    let midiIn = context.pointee.midiIn, midiOut = context.pointee.midiOut
+    links.change(.midiIn, by: UInt64((first == midiIn ? 1 : 0) + (second == midiIn ? 1 : 0)), connected: connect != 0)
+    links.change(.midiOut, by: UInt64((first == midiOut ? 1 : 0) + (second == midiOut ? 1 : 0)), connected: connect != 0)
 }
 
 /// `JackXRunCallback`, on libjack's notification thread, which each xrun the server reports wakes.
@@ -188,5 +183,5 @@ func paramdShutdown(_ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     var one: UInt64 = 1
     _ = write(arg.assumingMemoryBound(to: ProcessContext.self).pointee.controlWake, &one, 8)
-    arg.assumingMemoryBound(to: ProcessContext.self).pointee.wake.wakePeriodWaiter()
+    arg.assumingMemoryBound(to: ProcessContext.self).pointee.periodWaiter.wakeWaiter()
 }

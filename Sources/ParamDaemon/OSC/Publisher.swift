@@ -29,7 +29,7 @@ final class Publisher: @unchecked Sendable {
     /// wakes the control thread, which adopts them (it sleeps too).
     private var updates: SPSCRing<TargetUpdate>
     /// The renderer's snapshot, for the targets `$target` sends.
-    private var snapshot: AtomicCells
+    private var snapshot: ParameterSnapshot
     /// Values sent on to other programs (SPEC §8.2). Publisher thread only (and the control
     /// thread while the publisher is stopped).
     private var forwarding: Forwarding
@@ -216,7 +216,7 @@ final class Publisher: @unchecked Sendable {
                         latest[Int(p.rawValue)] = nil
                         Self.publish(event, into: &table, now: now, outbox: &outbox)
                         if forwarding.forwards(p) {
-                            forwarding.animationEnded(p, value: v, target: snapshot.loadDouble(2 * p.index + 1), now: now, into: &forwarded)
+                            forwarding.animationEnded(p, value: v, target: snapshot.target(p), now: now, into: &forwarded)
                         }
                     }
                 }
@@ -228,12 +228,12 @@ final class Publisher: @unchecked Sendable {
                     table.valueChanged(p, v, now: now, into: &outbox)
                     if forwarding.forwards(p) {
                         moving = true
-                        forwarding.valueChanged(p, v, target: snapshot.loadDouble(2 * k + 1), now: now, into: &forwarded)
+                        forwarding.valueChanged(p, v, target: snapshot.target(at: k), now: now, into: &forwarded)
                     }
                 }
                 table.flush(now: now, into: &outbox)
                 let snapshot = self.snapshot
-                forwarding.flush(now: now, target: { snapshot.loadDouble(2 * $0.index + 1) }, into: &forwarded)
+                forwarding.flush(now: now, target: { snapshot.target($0) }, into: &forwarded)
                 if !outbox.isEmpty { endpoints = table.subscribers.map { $0.endpoint } }
                 plan = (Self.faster(table.fastestRate, forwarding.fastestRate),
                         Self.earlier(table.nextFlush, forwarding.nextFlush), table.nextExpiry)

@@ -42,8 +42,8 @@ extension Daemon {
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
         let droppedCommands = dropped
-        let droppedEvents = droppedEventsBefore + Int(audio.counter(.droppedEvents))
-        let late = lateBefore + Int(audio.counter(.late))
+        let droppedEvents = Int(audio.counter(.droppedEvents))
+        let late = Int(audio.counter(.late))
         let droppedPackets = sockets.reduce(0) { $0 + ($1.kernelDrops ?? 0) }
         var link = jack.link
         if link == .connected && JackEvents.shared.serverGone.load(ordering: .acquiring) { link = .lost }  // pairs with paramdShutdown

@@ -114,7 +114,7 @@ import Testing
         let second = out.firstIndex(of: 0.25)! + 512
         #expect(first == 2000)
         #expect(second - first == 1000)
-        #expect(h.renderer.counters.load(RenderCounter.late.rawValue) == 0)
+        #expect(h.renderer.counters.load(.late) == 0)
     }
 
     @Test func onAClockAFrameASecondSlowTagsStartOnTheClocksFrameAndAThousandFramesApart() {
@@ -147,7 +147,7 @@ import Testing
         h.send(.volume, spec(0.5, seconds: 0), start: .at(base))
         let out = h.render(periods: 1, clock: c).left
         #expect(out[0] == 0.5)
-        #expect(h.renderer.counters.load(RenderCounter.late.rawValue) == 1)
+        #expect(h.renderer.counters.load(.late) == 1)
     }
 
     @Test func commandsOfOneTransactionStartOnTheSameFrame() {
@@ -341,7 +341,7 @@ import Testing
         #expect(out[0] == Float((n - 1) % 100) / 100, "the last one sounds")
         let tags = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t, true) = e { t } else { nil } }
         #expect(tags == (0..<n).map(Int32.init), "each ended once, in order")
-        #expect(h.renderer.counters.load(RenderCounter.scheduleFull.rawValue) == 0)
+        #expect(h.renderer.counters.load(.scheduleFull) == 0)
     }
 
     @Test func waitingCommandsBeyondTheScheduleAreRefusedNotAllocated() {
@@ -351,8 +351,8 @@ import Testing
             _ = h.renderer.commands.push(TimedCommand(.animate(.tone, spec(1, seconds: 0.1)), delaySeconds: 1))
         }
         _ = h.render(periods: 1)
-        #expect(h.renderer.counters.load(RenderCounter.scheduled.rawValue) == UInt64(Renderer.scheduleCapacity))
-        #expect(h.renderer.counters.load(RenderCounter.scheduleFull.rawValue) == 10)
+        #expect(h.renderer.counters.load(.scheduled) == UInt64(Renderer.scheduleCapacity))
+        #expect(h.renderer.counters.load(.scheduleFull) == 10)
         #expect(h.events().count == 10, "each refused one ends with done 0")
     }
 
@@ -380,7 +380,7 @@ import Testing
         #expect(abs(out[200] - fade(200)) < 1e-6, "the unconfirmed cycle follows on from the last")
         #expect(abs(out[300] - fade(400)) < 1e-6, "frame 400 of the fade, not 300")
         #expect(abs(out[400] - fade(500)) < 1e-6)
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 100)
+        #expect(h.renderer.counters.load(.skippedFrames) == 100)
     }
 
     @Test func aLateCallbackThatReadsTheNextCyclesFrameTimeMovesNothing() {
@@ -393,7 +393,7 @@ import Testing
         for k in 0..<out.count {
             #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k): \(out[k]), not a period ahead")
         }
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0)
+        #expect(h.renderer.counters.load(.skippedFrames) == 0)
     }
 
     @Test func aBufferSizeChangeIsNotAGapInJackTime() {
@@ -413,7 +413,7 @@ import Testing
             for k in 0..<out.count {
                 #expect(abs(out[k] - Float(max(0, 1 - Double(k) / 4000))) < 1e-6, "\(small) ↔ \(large), frame \(k)")
             }
-            #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0, "\(small) ↔ \(large)")
+            #expect(h.renderer.counters.load(.skippedFrames) == 0, "\(small) ↔ \(large)")
         }
     }
 
@@ -425,7 +425,7 @@ import Testing
         for k in 0..<out.count {
             #expect(abs(out[k] - Float(max(0, 1 - Double(k) / 4000))) < 1e-6, "frame \(k)")
         }
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0)
+        #expect(h.renderer.counters.load(.skippedFrames) == 0)
     }
 
     @Test func severalCyclesMissedAtOnceAreSkippedTogether() {
@@ -436,7 +436,7 @@ import Testing
         #expect(abs(out[128] - fade(128)) < 1e-6)
         #expect(abs(out[192] - fade(192 + 320)) < 1e-6)
         #expect(abs(out[256] - fade(256 + 320)) < 1e-6)
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 320)
+        #expect(h.renderer.counters.load(.skippedFrames) == 320)
     }
 
     @Test func aMissedCycleAndALateReadTogetherAreSkippedOnTheReadThatStepsBack() {
@@ -450,7 +450,7 @@ import Testing
         #expect(abs(out[128] - fade(128)) < 1e-6, "the unconfirmed cycle follows on from the last")
         #expect(abs(out[192] - fade(256)) < 1e-6, "the read that steps back is JACK's frame 256")
         #expect(abs(out[256] - fade(320)) < 1e-6)
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 64)
+        #expect(h.renderer.counters.load(.skippedFrames) == 64)
     }
 
     @Test func aRunOfLateCallbacksThatEndsInAStepBackIsTakenBack() {
@@ -467,8 +467,8 @@ import Testing
         for k in 256..<out.count {
             #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k): \(out[k]), not a period ahead for good")
         }
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 64)
-        #expect(h.renderer.counters.load(RenderCounter.rewoundFrames.rawValue) == 64)
+        #expect(h.renderer.counters.load(.skippedFrames) == 64)
+        #expect(h.renderer.counters.load(.rewoundFrames) == 64)
     }
 
     @Test func aStepBackNeverTakesBackMoreThanWasSkipped() {
@@ -481,7 +481,7 @@ import Testing
         for k in 0..<out.count {
             #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k)")
         }
-        #expect(h.renderer.counters.load(RenderCounter.rewoundFrames.rawValue) == 0)
+        #expect(h.renderer.counters.load(.rewoundFrames) == 0)
     }
 
     @Test func anAnimationStartedInFramesTakenBackSoundsItsStartUntilThen() {
@@ -512,7 +512,7 @@ import Testing
         for k in 0..<out.count {
             #expect(abs(out[k] - fade(k)) < 1e-6, "frame \(k)")
         }
-        #expect(h.renderer.counters.load(RenderCounter.skippedFrames.rawValue) == 0)
+        #expect(h.renderer.counters.load(.skippedFrames) == 0)
     }
 
     @Test func aUIKitSpringTimesAKeyframeSegmentOverTheSegmentsOwnDuration() {

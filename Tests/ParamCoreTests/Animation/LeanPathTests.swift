@@ -18,7 +18,7 @@ import Testing
     ])
     func linearRampsMatchTheGeneralArithmetic(from: Double, to: Double, seconds: Double, repeats: Double, domain: ValueDomain) {
         let events = SPSCRing<Event>(capacity: 64), updates = SPSCRing<TargetUpdate>(capacity: 64)
-        let counters = AtomicCells(count: RenderCounter.allCases.count)
+        let counters = RenderCounters()
         defer { events.deallocate(); updates.deallocate(); counters.deallocate() }
         let reporter = Reporter(events: events, updates: updates, counters: counters)
         let (minimum, maximum) = from > 100 ? (20.0, 20_000.0) : (-1.0, 1.0)

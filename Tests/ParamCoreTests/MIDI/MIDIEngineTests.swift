@@ -200,10 +200,9 @@ import Testing
     // MARK: Feedback
 
     /// A snapshot holding volume's value and target as the renderer publishes them.
-    static func snapshot(_ value: Double, target: Double) -> AtomicCells {
-        let s = AtomicCells(count: 2 * ParameterRegistry.capacity)
-        s.storeDouble(0, value)
-        s.storeDouble(1, target)
+    static func snapshot(_ value: Double, target: Double) -> ParameterSnapshot {
+        let s = ParameterSnapshot(capacity: ParameterRegistry.capacity)
+        s.publish(at: ParameterID.volume.index, value: value, target: target)
         return s
     }
 

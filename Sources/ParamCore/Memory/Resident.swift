@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Memory the audio thread writes is made resident on the control side before the JACK thread
 /// first touches it. Left to `malloc`, a large block's pages are mapped only at their first
@@ -15,7 +12,7 @@ public enum Resident {
         let count = max(capacity, 1)
         let bytes = MemoryLayout<T>.stride * count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: max(alignment, MemoryLayout<T>.alignment))
-        memset(raw, 0, bytes)
+        CLibrary.zero(raw, byteCount: bytes)
         return raw.bindMemory(to: T.self, capacity: count)
     }
 
@@ -25,9 +22,9 @@ public enum Resident {
     /// pages fault in at first use, as before).
     @discardableResult
     public static func populate(_ pointer: UnsafeRawPointer, byteCount: Int) -> Bool {
-        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let page = UInt(CLibrary.pageSize)
         let start = UInt(bitPattern: pointer) & ~(page - 1)
         let end = (UInt(bitPattern: pointer) + UInt(max(byteCount, 1)) + page - 1) & ~(page - 1)
-        return madvise(UnsafeMutableRawPointer(bitPattern: start), Int(end - start), 23 /* MADV_POPULATE_WRITE */) == 0
+        return CLibrary.populateWrite(UnsafeMutableRawPointer(bitPattern: start), byteCount: Int(end - start))
     }
 }

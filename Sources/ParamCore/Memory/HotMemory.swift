@@ -1,28 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 
-/// Where the small blocks the audio thread touches every period live: the process context,
-/// the cells (sample rate, counters, snapshot, clock offset), the rings' indices, the wake
-/// words, the MIDI engine's counts and mailbox, the CV port tables. One page-aligned region,
-/// so that a period touches a few pages, not one per block wherever `malloc` put it.
+/// Where the small blocks the audio thread touches every period live (the process context,
+/// the cells and views of Memory/, the rings' indices, the wake words, the CV port tables):
+/// one page-aligned region, each block on its own cache line, so that a period touches a
+/// few pages rather than one per block (docs/PERFORMANCE.md, "Cold memory").
 ///
-/// Why (docs/PERFORMANCE.md, "Cold memory"): the JACK thread sleeps between periods while
-/// other processes run on the same core, so each period starts with cold caches and TLB; in
-/// this VM a page the thread had not touched lately costs a page walk of the host's tables as
-/// well as the guest's, and profiles put most of an idle period's own time on first loads
-/// from separately allocated blocks. cfloor keeps its state in a few static arrays.
-///
-/// Allocated and given back on the control side only (no lock: a bitmap of the region's cache
-/// lines, claimed with compare-and-exchange, so ParamCore stays lock-free and tests may
-/// allocate from several threads); the audio thread only reads and writes the blocks it was
-/// given. Each block starts on its own cache line, so two blocks written by different threads
-/// never share one. A block given back frees its lines for the next (a JACK reconnection
-/// allocates the same blocks again); a block of more than 4 KiB, or one that finds no room,
-/// comes from the heap as before. Where blocks land can be chosen: inside `placing` they
-/// follow one another in the order allocated (so one page can hold all that a period touches,
-/// docs/PERFORMANCE.md, "Eleventh session"), inside `outside` they come from the heap.
+/// Control side only, and lock-free: a bitmap of the region's cache lines, claimed by
+/// compare-and-exchange. A block given back frees its lines; one over 4 KiB, or one that finds
+/// no room, comes from the heap. Inside `placing` blocks follow one another in the order
+/// allocated (so one page can hold what a period touches); inside `outside` they come from
+/// the heap.
 public enum HotMemory {
     /// 32 KiB: a JACK client's blocks take 8 KiB (`placing`), and a reconnection claims a
     /// new run while the lost client's renderer is still parked in its own.
@@ -33,9 +20,8 @@ public enum HotMemory {
     /// The region, zeroed; nil if it could not be allocated (then everything is heap). These
     /// three are set once and never reassigned; what they point to is handed out by the bitmap.
     nonisolated(unsafe) static let region: UnsafeMutableRawPointer? = {
-        var p: UnsafeMutableRawPointer? = nil
-        guard posix_memalign(&p, 4096, regionSize) == 0, let p else { return nil }
-        memset(p, 0, regionSize)
+        guard let p = CLibrary.alignedAllocate(byteCount: regionSize, alignment: 4096) else { return nil }
+        CLibrary.zero(p, byteCount: regionSize)
         return p
     }()
     /// One bit a line, set while the line is in a block handed out; a block lies within one word.
@@ -58,7 +44,7 @@ public enum HotMemory {
     public static func allocate(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {
         precondition(alignment <= line && alignment > 0 && alignment & (alignment - 1) == 0)
         let n = max(1, (byteCount + line - 1) / line)
-        if placer.load(ordering: .relaxed) == UInt(pthread_self()) {
+        if placer.load(ordering: .relaxed) == CLibrary.currentThread {
             if placingOnHeap {
                 heapBlocks.add(1, ordering: .relaxed)
                 return UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: line)
@@ -158,7 +144,7 @@ public enum HotMemory {
     /// is placing, `body` runs without placement.
     public static func placing<R, E: Error>(lines lineCount: Int, _ body: () throws(E) -> R) throws(E) -> R {
         guard region != nil, let start = claimRun(min(lineCount, lines)) else { return try body() }
-        guard placer.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged else {
+        guard placer.compareExchange(expected: 0, desired: CLibrary.currentThread, ordering: .acquiring).exchanged else {
             release(start, min(lineCount, lines))
             return try body()
         }
@@ -178,7 +164,7 @@ public enum HotMemory {
     /// built with the audio side's types that no audio thread will touch (the renderer parked
     /// while no JACK server is there), so they leave the region to the blocks that run.
     public static func outside<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        guard placer.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged else {
+        guard placer.compareExchange(expected: 0, desired: CLibrary.currentThread, ordering: .acquiring).exchanged else {
             return try body()
         }
         placingOnHeap = true
