@@ -68,8 +68,8 @@ extension Daemon {
             ("dropped_packets", .int32(Int32(clamping: droppedPackets))),
             ("dropped_feedback", .int32(Int32(clamping: publisher.droppedFeedback.load(ordering: .relaxed)))),
         ] + clockStatusPairs() + midiStatusPairs + [
-            ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.load(0) ?? 0))),
-            ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.load(1) ?? 0))),
+            ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiIn) ?? 0))),
+            ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiOut) ?? 0))),
         ]
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }
