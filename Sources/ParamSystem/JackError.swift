@@ -14,7 +14,7 @@ public struct JackError: Error, CustomStringConvertible, Sendable {
 
         /// `jack_connect`'s EEXIST: the two ports are connected already.
         public static let alreadyConnected = Code(rawValue: EEXIST)
-        /// A call that returns a pointer gave NULL (`jack_port_register`, `jack_port_by_name`).
+        /// A call that returns a pointer gave NULL (`jack_port_register`).
         public static let noResult = Code(rawValue: -1)
     }
 
