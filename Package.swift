@@ -38,9 +38,10 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
         .target(name: "ParamCore", swiftSettings: realtimeChecked),
-        // The OS layer: UDP sockets and their addresses, eventfd, ppoll, name resolution.
+        // The OS layer: UDP sockets and their addresses, eventfd, ppoll, name resolution, and
+        // JACK's client, port and connection calls (not its audio-path ones).
         // Realtime-checked too: the audio thread signals an eventfd through it.
-        .target(name: "ParamSystem", dependencies: ["CLinux"], swiftSettings: realtimeChecked),
+        .target(name: "ParamSystem", dependencies: ["CLinux", "CJack"], swiftSettings: realtimeChecked),
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
@@ -66,11 +67,11 @@ let package = Package(
         .executableTarget(
             name: "JackTool",
             dependencies: [
-                "CJack",
+                "ParamSystem", "CJack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
-        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "ParamSystem", "CLiblo", "CJack"]),
+        .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "ParamSystem", "CLiblo"]),
     ],
     swiftLanguageModes: [.v6]
 )

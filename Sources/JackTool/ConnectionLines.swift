@@ -1,11 +1,12 @@
 import CJack
 import Glibc
+import ParamSystem
 
 /// `jack_set_port_connect_callback`: one line on stdout, `connected A B` or `disconnected A B`,
 /// for every connection made or broken in the graph, so a test waits for the line instead of
 /// sleeping. Call before `activate`.
-func printConnections(of client: JackClient) {
-    _ = jack_set_port_connect_callback(client.handle, onPortConnect, UnsafeMutableRawPointer(client.handle))
+func printConnections(of client: JackClientHandle) {
+    _ = jack_set_port_connect_callback(client.pointer, onPortConnect, UnsafeMutableRawPointer(client.pointer))
 }
 
 /// Runs on libjack's notification thread, not the process thread, so writing is allowed. One

@@ -1,5 +1,6 @@
 import CJack
 import Glibc
+import ParamSystem
 
 /// What the feed process callback reads. Lives in raw memory, written before activation.
 struct FeedState {
@@ -79,15 +80,15 @@ func feedProcessOverrunning(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPo
 
 /// `feed`: one output per target port, each carrying `value` every period.
 func runFeed(server: String?, name: String, targets: [String], value: Float, misbehave: Bool,
-             overrunEvery: Int = 0) throws(JackToolError) -> Int32 {
+             overrunEvery: Int = 0) throws(JackError) -> Int32 {
     Signals.block()
-    let client = try JackClient(name: name, server: server)
+    let client = try openToolClient(name: name, server: server)
     defer { client.close() }
 
     let ports = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: targets.count)
     ports.initialize(repeating: nil, count: targets.count)
     for index in targets.indices {
-        ports[index] = try client.registerAudioPort("out_\(index + 1)", isInput: false)
+        ports[index] = try client.registerPort("out_\(index + 1)", type: .audio, flags: .output).pointer
     }
     let state = UnsafeMutablePointer<FeedState>.allocate(capacity: 1)
     state.initialize(to: FeedState(ports: ports, portCount: targets.count, value: value, scratch: nil,
@@ -102,13 +103,13 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
         }
     }
     let callback: JackProcessCallback = misbehave ? feedProcessMisbehaving : overrunEvery > 0 ? feedProcessOverrunning : feedProcess
-    jack_set_process_callback(client.handle, callback, state)
-    jack_on_shutdown(client.handle, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    jack_set_process_callback(client.pointer, callback, state)
+    jack_on_shutdown(client.pointer, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
     printConnections(of: client)
     try client.activate()
     for (index, target) in targets.enumerated() {
-        try client.connect(from: JackClient.portName(ports[index]!), to: target)
+        try client.ensureConnected(JackPort(ports[index]!).name, to: target)
     }
     log("\(client.name) feeding \(value) into \(targets.joined(separator: ", ")) at \(client.sampleRate) Hz, \(client.bufferSize) frames\(misbehave ? ", allocating in the process callback" : "")\(overrunEvery > 0 ? ", overrunning one period in \(overrunEvery)" : "")")
     printNow("ready")

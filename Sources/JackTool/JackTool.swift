@@ -87,3 +87,17 @@ extension JackTool {
         }
     }
 }
+
+/// Splits `a,b,c` into port names, dropping empty items.
+func splitPorts(_ list: [String]) -> [String] {
+    list.flatMap { $0.split(separator: ",").map { String($0).trimmingSpaces() } }.filter { !$0.isEmpty }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CJack
 import Foundation
+import ParamSystem
 import Synchronization
 
 /// One MIDI event to send: in period `period` after the ports are connected, at `offset`.
@@ -150,26 +151,27 @@ extension JackTool {
                                             count: bytes.count))
             }
             events.sort { ($0.period, $0.offset) < ($1.period, $1.offset) }
+            let status: Int32
             do {
-                let status = try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
-                                         events: events, output: output, afterConnected: afterConnected)
-                if status != 0 { throw ExitCode(status) }
-            } catch let error as JackToolError {
+                status = try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
+                                     events: events, output: output, afterConnected: afterConnected)
+            } catch {
                 log("error: \(error)")
                 throw ExitCode(1)
             }
+            if status != 0 { throw ExitCode(status) }
         }
     }
 }
 
 func runMIDI(server: String?, name: String, targets: [String], sources: [String], events: [ScheduledMIDI],
-             output: String?, afterConnected: Bool = false) throws(JackToolError) -> Int32 {
+             output: String?, afterConnected: Bool = false) throws -> Int32 {
     Signals.block()
-    let client = try JackClient(name: name, server: server)
+    let client = try openToolClient(name: name, server: server)
     defer { client.close() }
     // Both ports always: others may connect to midi_in themselves (it records what arrives).
-    let out: OpaquePointer? = try client.registerMIDIPort("midi_out", isInput: false)
-    let input: OpaquePointer? = try client.registerMIDIPort("midi_in", isInput: true)
+    let out: OpaquePointer? = try client.registerPort("midi_out", type: .midi, flags: .output).pointer
+    let input: OpaquePointer? = try client.registerPort("midi_in", type: .midi, flags: .input).pointer
     let scheduled = UnsafeMutablePointer<ScheduledMIDI>.allocate(capacity: max(events.count, 1))
     for (i, e) in events.enumerated() { (scheduled + i).initialize(to: e) }
     let capacity = 1 << 16
@@ -182,7 +184,7 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     let receivedCycles = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
     receivedCycles.initialize(repeating: -1, count: capacity)
     let state = UnsafeMutablePointer<MIDIToolState>.allocate(capacity: 1)
-    state.initialize(to: MIDIToolState(client: client.handle, output: out, input: input, events: scheduled,
+    state.initialize(to: MIDIToolState(client: client.pointer, output: out, input: input, events: scheduled,
                                        eventCount: events.count, sent: sent, received: received, receivedCapacity: capacity,
                                        cycles: cycles, receivedCycles: receivedCycles))
     defer {
@@ -194,20 +196,20 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
         cycles.deallocate()
         receivedCycles.deallocate()
     }
-    jack_set_process_callback(client.handle, midiToolProcess, state)
-    jack_on_shutdown(client.handle, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    jack_set_process_callback(client.pointer, midiToolProcess, state)
+    jack_on_shutdown(client.pointer, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
     printConnections(of: client)
     try client.activate()
     if let out {
-        for target in targets { try client.connect(from: JackClient.portName(out), to: target) }
+        for target in targets { try client.ensureConnected(JackPort(out).name, to: target) }
     }
     if let input {
-        for source in sources { try client.connect(from: source, to: JackClient.portName(input)) }
+        for source in sources { try client.ensureConnected(source, to: JackPort(input).name) }
     }
     if afterConnected {
         printNow("ready")
-        let connected = { (port: OpaquePointer?) in port.map { jack_port_connected($0) > 0 } ?? true }
+        let connected = { (port: OpaquePointer?) in port.map { JackPort($0).connectionCount > 0 } ?? true }
         let reason = Signals.wait(until: { connected(out) && connected(input) })
         guard reason == .condition else { return reason == .serverWentAway ? 1 : 0 }
         printNow("connected")
@@ -259,7 +261,7 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
         do {
             try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
-            throw JackToolError(operation: "write \(output)", detail: "\(error)")
+            throw ToolError(operation: "write \(output)", detail: "\(error)")
         }
         log("wrote \(state.pointee.sentCount) sent and \(state.pointee.receivedCount) received event(s) to \(output)")
     }

@@ -1,5 +1,6 @@
 import CJack
 import Foundation
+import ParamSystem
 import Synchronization
 
 /// One recorded period: `jack_last_frame_time`, `jack_get_cycle_times`' current_usecs, and the
@@ -102,9 +103,9 @@ func recordProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
 
 /// `record`: one input per source port, recorded until a signal (or until full).
 func runRecord(server: String?, name: String, sources: [String], output: String, seconds: Double,
-               exitWhenFull: Bool) throws(JackToolError) -> Int32 {
+               exitWhenFull: Bool) throws -> Int32 {
     Signals.block()
-    let client = try JackClient(name: name, server: server)
+    let client = try openToolClient(name: name, server: server)
     defer { client.close() }
 
     let channels = sources.count
@@ -112,7 +113,7 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
     ports.initialize(repeating: nil, count: channels)
     defer { ports.deallocate() }
     for index in 0..<channels {
-        ports[index] = try client.registerAudioPort("in_\(index + 1)", isInput: true)
+        ports[index] = try client.registerPort("in_\(index + 1)", type: .audio, flags: .input).pointer
     }
     let sampleRate = client.sampleRate
     let bufferSize = client.bufferSize
@@ -121,20 +122,20 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
     let periodCapacity = capacityFrames / 16 + 2
     let state = UnsafeMutablePointer<RecordState>.allocate(capacity: 1)
     state.initialize(to: RecordState(
-        client: client.handle, ports: ports, channels: channels,
+        client: client.pointer, ports: ports, channels: channels,
         capacityFrames: capacityFrames, periodCapacity: periodCapacity))
     defer {
         state.deinitialize(count: 1)
         state.deallocate()
     }
 
-    jack_set_process_callback(client.handle, recordProcess, state)
-    jack_on_shutdown(client.handle, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.handle, onXrun, nil)
+    jack_set_process_callback(client.pointer, recordProcess, state)
+    jack_on_shutdown(client.pointer, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
     printConnections(of: client)
     try client.activate()
     for (index, source) in sources.enumerated() {
-        try client.connect(from: source, to: JackClient.portName(ports[index]!))
+        try client.ensureConnected(source, to: JackPort(ports[index]!).name)
     }
     state.pointee.armed.store(true, ordering: .releasing)  // pairs with recordProcess
     log("\(client.name) recording \(sources.joined(separator: ", ")) at \(sampleRate) Hz, \(client.bufferSize) frames, up to \(seconds) s into \(output)")
@@ -163,7 +164,7 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
     do {
         try recording.write(to: output)
     } catch {
-        throw JackToolError(operation: "write \(output)", detail: "\(error)")
+        throw ToolError(operation: "write \(output)", detail: "\(error)")
     }
     log("wrote \(recording.frames) frames of \(channels) channel(s) to \(output)")
     if reason == .serverWentAway {

@@ -1,4 +1,5 @@
 import CJack
+import ParamSystem
 
 // `--connect-midi-in` / `--connect-midi-out` (SPEC §10): the JACK side. Control thread.
 
@@ -12,8 +13,8 @@ enum MIDIConnectionDirection {
 
 extension JackClient {
     /// Full names of the MIDI ports, `paramd:midi_in` and `paramd:midi_out`.
-    var midiInName: String { String(cString: jack_port_name(context.pointee.midiIn)) }
-    var midiOutName: String { String(cString: jack_port_name(context.pointee.midiOut)) }
+    var midiInName: String { JackPort(context.pointee.midiIn).name }
+    var midiOutName: String { JackPort(context.pointee.midiOut).name }
 
     /// The (source, destination) pair for `port` in `direction`.
     func midiEnds(_ port: String, _ direction: MIDIConnectionDirection) -> (String, String) {
@@ -26,9 +27,11 @@ extension JackClient {
         var failures: [String] = []
         for port in ports {
             let (source, destination) = midiEnds(port, direction)
-            let rc = jack_connect(client, source, destination)
-            // EEXIST: already connected, which is what we wanted.
-            if rc != 0 && rc != 17 { failures.append("\(source) → \(destination) (\(why(port, rc)))") }
+            do throws(JackError) {
+                try jack.ensureConnected(source, to: destination)
+            } catch {
+                failures.append("\(source) → \(destination) (\(why(port, error.code)))")
+            }
         }
         return failures
     }
@@ -39,21 +42,22 @@ extension JackClient {
         var failures: [String] = []
         for port in ports {
             let (source, destination) = midiEnds(port, direction)
-            guard let mine = jack_port_by_name(client, direction == .input ? destination : source),
-                  jack_port_connected_to(mine, port) != 0 else { continue }
-            let rc = jack_disconnect(client, source, destination)
-            if rc != 0 { failures.append("\(source) → \(destination) (code \(rc))") }
+            guard let mine = jack.port(named: direction == .input ? destination : source),
+                  mine.isConnected(to: port) else { continue }
+            do throws(JackError) {
+                try jack.disconnect(source, from: destination)
+            } catch {
+                failures.append("\(source) → \(destination) (code \(error.code.rawValue))")
+            }
         }
         return failures
     }
 
     /// Why `jack_connect` failed, in words where the port can be looked at.
-    private func why(_ port: String, _ rc: Int32) -> String {
-        guard let p = jack_port_by_name(client, port) else { return "no such port" }
-        if let type = jack_port_type(p), String(cString: type) != JACK_DEFAULT_MIDI_TYPE {
-            return "not a MIDI port: \(String(cString: type))"
-        }
-        return "code \(rc)"
+    private func why(_ port: String, _ code: JackError.Code) -> String {
+        guard let p = jack.port(named: port) else { return "no such port" }
+        if p.type != .midi { return "not a MIDI port: \(p.type.rawValue)" }
+        return "code \(code.rawValue)"
     }
 }
 

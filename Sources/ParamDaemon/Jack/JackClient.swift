@@ -1,22 +1,18 @@
 import CJack
 import Logging
 import ParamCore
+import ParamSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A failed JACK operation: the operation and JACK's status bits or return code.
-struct JackError: Error, CustomStringConvertible {
-    let operation: String
-    let code: Int32
-    /// What the code means, when known.
-    var reason: String? = nil
-    var description: String { "JACK \(operation) failed\(reason.map { ": \($0)" } ?? "") (code \(code))" }
-}
-
 /// paramd's JACK client (`jack_client_t`): four ports, the process callback, connections.
-/// Every `jack_*` call of the daemon lives under `Jack/`. Control thread.
+/// Every JACK call of the daemon lives under `Jack/`; opening, ports and connections go
+/// through ParamSystem's `JackClientHandle`. Control thread.
 final class JackClient {
+    /// The open client, for its port and connection calls (ParamSystem).
+    let jack: JackClientHandle
+    /// `jack.pointer`, which the callbacks and the process context are given.
     let client: OpaquePointer
     let context: UnsafeMutablePointer<ProcessContext>
     private(set) var isActive = false
@@ -35,42 +31,37 @@ final class JackClient {
     /// `controlWake` (an eventfd) the control loop when the server goes away.
     init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, periodWaiter: PeriodWaiter, controlWake: Int32,
          midi: MIDIEngine, makeRenderer: (Double) -> Renderer) throws(JackError) {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = paramd_jack_client_open(name, server, &status) else {
-            let noServer = status.rawValue & JackServerFailed.rawValue != 0
-            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")",
-                            code: Int32(bitPattern: status.rawValue), reason: noServer ? "cannot reach the server" : nil)
-        }
+        let jack = try JackClientHandle(name: name, server: server)
+        let client = jack.pointer
+        self.jack = jack
         self.client = client
-        self.name = String(cString: jack_get_client_name(client))
-        let rate = Double(jack_get_sample_rate(client))
+        self.name = jack.name
+        let rate = Double(jack.sampleRate)
 
-        func register(_ port: String, _ flags: JackPortFlags) throws(JackError) -> OpaquePointer {
-            guard let p = jack_port_register(client, port, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue), 0) else {
-                jack_client_close(client)
-                throw JackError(operation: "port register \(port)", code: -1)
+        func register(_ port: String, _ type: JackPortType, _ flags: JackPortFlagSet) throws(JackError) -> OpaquePointer {
+            do {
+                return try jack.registerPort(port, type: type, flags: flags).pointer
+            } catch {
+                jack.close()
+                throw error
             }
-            return p
         }
-        let in1 = try register("in_1", JackPortIsInput)
-        let in2 = try register("in_2", JackPortIsInput)
-        let out1 = try register("out_1", JackPortIsOutput)
-        let out2 = try register("out_2", JackPortIsOutput)
+        let in1 = try register("in_1", .audio, .input)
+        let in2 = try register("in_2", .audio, .input)
+        let out1 = try register("out_1", .audio, .output)
+        let out2 = try register("out_2", .audio, .output)
         // JACK MIDI (SPEC §10): controllers in, feedback (motor faders) out.
-        guard let midiIn = jack_port_register(client, "midi_in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0),
-              let midiOut = jack_port_register(client, "midi_out", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
-            jack_client_close(client)
-            throw JackError(operation: "port register midi_in/midi_out", code: -1)
-        }
+        let midiIn = try register("midi_in", .midi, .input)
+        let midiOut = try register("midi_out", .midi, .output)
         // CV ports (SPEC §8.1), one per parameter with `cv`, registered before activation.
         var cvRegistered: [(slot: Int, port: OpaquePointer, pretty: String)] = []
         for p in registry.ids {
             let spec = registry[p]
             guard let scale = spec.cv else { continue }
-            let port = try register("cv_\(spec.name)", JackPortIsOutput)
+            let port = try register("cv_\(spec.name)", .audio, .output)
             cvRegistered.append((p.index, port, Self.cvPrettyName(spec, scale)))
         }
-        cvNames = cvRegistered.map { String(cString: jack_port_name($0.port)) }
+        cvNames = cvRegistered.map { JackPort($0.port).name }
         // What the audio thread touches, laid out on one run of `HotMemory` (`ClientBlocks`).
         let capacity = ParameterRegistry.capacity
         let blocks = HotMemory.placing(lines: Self.hotLines) { ClientBlocks(capacity: capacity, renderer: makeRenderer(rate)) }
@@ -88,7 +79,7 @@ final class JackClient {
                                               cvPorts: blocks.cvPorts, cvBuffers: blocks.cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: blocks.midiLinks))
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
-        JackEvents.shared.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
+        JackEvents.shared.bufferSize.store(jack.bufferSize, ordering: .relaxed)
 
         // Pretty names for patchbays that read JACK metadata (qjackctl, Carla, Ardour).
         for (port, pretty) in [(in1, "paramd input 1"), (in2, "paramd input 2"),
@@ -134,8 +125,8 @@ final class JackClient {
     /// Whether kernel thread `tid` of this process still runs (its `/proc/self/task` entry is
     /// there: a thread that ended has none, joined or not).
     static func threadRuns(_ tid: Int32) -> Bool { access("/proc/self/task/\(tid)", F_OK) == 0 }
-    var sampleRate: Int { Int(jack_get_sample_rate(client)) }
-    var bufferSize: Int { Int(jack_get_buffer_size(client)) }
+    var sampleRate: Int { jack.sampleRate }
+    var bufferSize: Int { jack.bufferSize }
     /// `jack_cpu_load`, percent.
     var dspLoad: Double { Double(jack_cpu_load(client)) }
 
@@ -162,17 +153,16 @@ final class JackClient {
 
     func activate() throws(JackError) {
         threadsBeforeActivation = jackThreadIDs.count
-        let rc = jack_activate(client)
-        guard rc == 0 else { throw JackError(operation: "activate", code: rc) }
+        try jack.activate()
         isActive = true
     }
 
     /// Full names of our outputs, `paramd:out_1` and `paramd:out_2`.
     var outputNames: [String] {
-        [context.pointee.out1, context.pointee.out2].map { String(cString: jack_port_name($0)) }
+        [context.pointee.out1, context.pointee.out2].map { JackPort($0).name }
     }
     var inputNames: [String] {
-        [context.pointee.in1, context.pointee.in2].map { String(cString: jack_port_name($0)) }
+        [context.pointee.in1, context.pointee.in2].map { JackPort($0).name }
     }
 
     static func cvPrettyName(_ spec: ParameterSpec, _ scale: CVScale) -> String {
@@ -184,21 +174,19 @@ final class JackClient {
     /// (before the command that makes the renderer use it). A port already there is kept.
     func addCVPort(_ p: ParameterID, _ spec: ParameterSpec) throws(JackError) {
         guard let scale = spec.cv, context.pointee.cvPorts[p.index] == nil else { return }
-        guard let port = jack_port_register(client, "cv_\(spec.name)", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
-            throw JackError(operation: "port register cv_\(spec.name)", code: -1)
-        }
+        let port = try jack.registerPort("cv_\(spec.name)", type: .audio, flags: .output).pointer
         _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_pretty_name_key(), Self.cvPrettyName(spec, scale), nil)
         _ = jack_set_property(client, jack_port_uuid(port), paramd_jack_signal_type_key(), "CV", "text/plain")
         context.pointee.cvPorts[p.index] = port
-        cvNames.append(String(cString: jack_port_name(port)))
+        cvNames.append(JackPort(port).name)
     }
 
     /// Control thread, once the renderer no longer uses slot `p`'s port: unregisters it.
     func removeCVPort(_ p: ParameterID) {
         guard let port = context.pointee.cvPorts[p.index] else { return }
-        let name = String(cString: jack_port_name(port))
+        let name = JackPort(port).name
         context.pointee.cvPorts[p.index] = nil
-        _ = jack_port_unregister(client, port)
+        jack.unregister(JackPort(port))
         cvNames.removeAll { $0 == name }
     }
 
@@ -211,8 +199,11 @@ final class JackClient {
                 continue
             }
             for destination in ports {
-                let rc = jack_connect(client, source, destination)
-                if rc != 0 && rc != 17 { failures.append("\(source) → \(destination) (code \(rc))") }
+                do throws(JackError) {
+                    try jack.ensureConnected(source, to: destination)
+                } catch {
+                    failures.append("\(source) → \(destination) (code \(error.code.rawValue))")
+                }
             }
         }
         return failures
@@ -222,33 +213,26 @@ final class JackClient {
     func connectOutputs(to destinations: [String]) -> [String] {
         var failures: [String] = []
         for (source, destination) in zip(outputNames, destinations) {
-            let rc = jack_connect(client, source, destination)
-            // EEXIST: already connected, which is what we wanted.
-            if rc != 0 && rc != 17 { failures.append("\(source) → \(destination) (code \(rc))") }
+            do throws(JackError) {
+                try jack.ensureConnected(source, to: destination)
+            } catch {
+                failures.append("\(source) → \(destination) (code \(error.code.rawValue))")
+            }
         }
         return failures
     }
 
     /// The first physical playback ports, for `--autoconnect`.
     func physicalPlaybackPorts() -> [String] {
-        guard let list = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE,
-                                        UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)) else { return [] }
-        defer { jack_free(list) }
-        var names: [String] = []
-        var i = 0
-        while let p = list[i] {
-            names.append(String(cString: p))
-            i += 1
-        }
-        return names
+        jack.portNames(type: .audio, flags: [.physical, .input])
     }
 
     /// Leaves JACK: deactivates and closes. The process context stays allocated until
     /// `release()`, after which nothing may touch it.
     func close() {
-        if isActive { jack_deactivate(client) }
+        if isActive { jack.deactivate() }
         isActive = false
-        jack_client_close(client)
+        jack.close()
     }
 
     func release() {
@@ -259,7 +243,7 @@ final class JackClient {
     /// deactivating it, which a dead server cannot answer. No callback runs after this.
     func closeAfterServerLoss() {
         isActive = false
-        jack_client_close(client)
+        jack.close()
     }
 
     /// Once the client is closed: frees the process context and hands its renderer to the

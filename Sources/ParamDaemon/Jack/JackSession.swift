@@ -1,5 +1,6 @@
 import Foundation
 import ParamCore
+import ParamSystem
 
 /// Whether paramd has a JACK server, as `/status` reports it (`jack`, SPEC §4.4).
 enum JackLink: String {

@@ -1,0 +1,68 @@
+import CJack
+
+/// An open JACK client (`jack_client_t *`): opening, ports, activation and closing, the calls
+/// paramd, paramd-jacktool and the tests share. Callbacks stay with each user, who sets them
+/// on `pointer` with C-convention functions. Closing is the owner's explicit choice (after a
+/// server loss paramd first waits for libjack's threads), never a deinit. Control thread.
+public final class JackClientHandle {
+    /// The `jack_client_t *`, for the calls each user makes itself (callbacks, metadata).
+    public let pointer: OpaquePointer
+    public private(set) var isClosed = false
+
+    /// `jack_client_open` with `JackNoStartServer` (and `JackServerName` when `server` is
+    /// given; nil is the default server, or `$JACK_DEFAULT_SERVER`), through the CJack shim,
+    /// since Swift cannot call the variadic function. JACK may rename the client (`name`).
+    public init(name: String, server: String?) throws(JackError) {
+        var status = jack_status_t(rawValue: 0)
+        guard let client = paramd_jack_client_open(name, server, &status) else {
+            let unreachable = status.rawValue & JackServerFailed.rawValue != 0
+            throw JackError(operation: "client open\(server.map { " on server '\($0)'" } ?? "")",
+                            code: JackError.Code(rawValue: Int32(bitPattern: status.rawValue)),
+                            reason: unreachable ? "cannot reach the server" : nil)
+        }
+        pointer = client
+    }
+
+    /// The name JACK gave this client, which may differ from the one asked for
+    /// (`jack_get_client_name`).
+    public var name: String { String(cString: jack_get_client_name(pointer)) }
+    /// Frames per second (`jack_get_sample_rate`).
+    public var sampleRate: Int { Int(jack_get_sample_rate(pointer)) }
+    /// Frames per period (`jack_get_buffer_size`).
+    public var bufferSize: Int { Int(jack_get_buffer_size(pointer)) }
+
+    /// `jack_port_register` of `shortName` (the part after `client:`), of `type`, with
+    /// `flags` (`.input` or `.output`, at least).
+    public func registerPort(_ shortName: String, type: JackPortType, flags: JackPortFlagSet) throws(JackError) -> JackPort {
+        guard let port = jack_port_register(pointer, shortName, type.rawValue, flags.rawValue, 0) else {
+            throw JackError(operation: "port register \(shortName)", code: .noResult)
+        }
+        return JackPort(port)
+    }
+
+    /// `jack_port_unregister`: the port goes, with its connections. A failure leaves it there,
+    /// which its owner cannot mend; ignored.
+    public func unregister(_ port: JackPort) {
+        _ = jack_port_unregister(pointer, port.pointer)
+    }
+
+    /// `jack_activate`: the callbacks start; ports can be connected from now on.
+    public func activate() throws(JackError) {
+        let rc = jack_activate(pointer)
+        guard rc == 0 else { throw JackError(operation: "activate", code: JackError.Code(rawValue: rc)) }
+    }
+
+    /// `jack_deactivate`: when it returns, the process callback is not running and will not
+    /// run again. Its code is ignored: callers deactivate on the way out, and close next.
+    public func deactivate() {
+        if !isClosed { _ = jack_deactivate(pointer) }
+    }
+
+    /// `jack_client_close` (deactivating first if active); no call may follow. Closing twice
+    /// is allowed and does nothing.
+    public func close() {
+        if isClosed { return }
+        isClosed = true
+        _ = jack_client_close(pointer)
+    }
+}
