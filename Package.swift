@@ -55,13 +55,13 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             // The control page (SPEC §9), compiled into the binary: nothing is read at run time.
-            exclude: ["audio-path.order"],
+            exclude: ["Jack/audio-path.order"],
             resources: [.embedInCode("UI/index.html"), .embedInCode("UI/app.js"), .embedInCode("UI/app.css")],
             swiftSettings: realtimeChecked,
             // The functions each JACK period runs, laid out together (gold; Swift emits a
             // section per function): a period touches a few code pages, not one per function
             // scattered over 700 KB (docs/PERFORMANCE.md, "Cold memory").
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/ParamDaemon/audio-path.order"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/ParamDaemon/Jack/audio-path.order"],
                                           .when(platforms: [.linux]))]),
         // Test JACK client: feeds constant signals into ports and records ports to files.
         .executableTarget(

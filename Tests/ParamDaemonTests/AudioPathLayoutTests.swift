@@ -7,7 +7,7 @@ import Testing
 @Suite struct AudioPathLayoutTests {
     @Test func thePeriodsFunctionsAreLaidOutTogether() throws {
         let binary = try Binaries.paramd()
-        let order = try String(contentsOf: Binaries.packageRoot.appendingPathComponent("Sources/ParamDaemon/audio-path.order"), encoding: .utf8)
+        let order = try String(contentsOf: Binaries.packageRoot.appendingPathComponent("Sources/ParamDaemon/Jack/audio-path.order"), encoding: .utf8)
         // The patterns before the first whole-type one name what every period runs.
         let prefixes = order.split(separator: "\n").map { String($0) }
             .prefix { !$0.hasSuffix("RendererV*") }
@@ -31,7 +31,7 @@ import Testing
     /// `ParamDaemon_main` on). Each wake of that thread is cold: the fewer pages, the cheaper.
     @Test func theControlThreadsMessagePathIsLaidOutTogether() throws {
         let binary = try Binaries.paramd()
-        let order = try String(contentsOf: Binaries.packageRoot.appendingPathComponent("Sources/ParamDaemon/audio-path.order"), encoding: .utf8)
+        let order = try String(contentsOf: Binaries.packageRoot.appendingPathComponent("Sources/ParamDaemon/Jack/audio-path.order"), encoding: .utf8)
         let lines = order.split(separator: "\n").map { String($0.dropFirst(".text.".count)) }
         let names = Set(lines.drop { $0 != "ParamDaemon_main" })
         #expect(names.count >= 60)
