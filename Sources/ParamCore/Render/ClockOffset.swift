@@ -53,8 +53,17 @@ public struct PublishedClockOffset: @unchecked Sendable {
     @usableFromInline let cells: UnsafeMutablePointer<Atomic<UInt64>>
     @usableFromInline var generation: UnsafeMutablePointer<Atomic<UInt64>> { @inline(__always) get { cells } }
     /// The slot a generation's model is in.
-    @usableFromInline @inline(__always) func slot(_ generation: UInt64) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        cells + 1 + Int(generation & 1) * 3
+    @usableFromInline @inline(__always) func slot(_ generation: UInt64) -> Slot {
+        Slot(words: cells + 1 + Int(generation & 1) * 3)
+    }
+
+    /// One slot's three words, by name.
+    @usableFromInline struct Slot {
+        @usableFromInline let words: UnsafeMutablePointer<Atomic<UInt64>>
+        @usableFromInline init(words: UnsafeMutablePointer<Atomic<UInt64>>) { self.words = words }
+        @usableFromInline var offsetMicros: UnsafeMutablePointer<Atomic<UInt64>> { @inline(__always) get { words } }
+        @usableFromInline var jackMicros: UnsafeMutablePointer<Atomic<UInt64>> { @inline(__always) get { words + 1 } }
+        @usableFromInline var ppm: UnsafeMutablePointer<Atomic<UInt64>> { @inline(__always) get { words + 2 } }
     }
 
     /// Control thread. Nothing published yet: `read()` gives nil.
@@ -66,10 +75,10 @@ public struct PublishedClockOffset: @unchecked Sendable {
     /// Control thread (the only writer).
     public func publish(_ model: ClockOffsetModel) {
         let next = generation.pointee.load(ordering: .relaxed) &+ 1
-        let words = slot(next)
-        words[0].store(UInt64(bitPattern: model.offsetMicros), ordering: .relaxed)
-        words[1].store(model.jackMicros, ordering: .relaxed)
-        words[2].store(model.ppm.bitPattern, ordering: .relaxed)
+        let unread = self.slot(next)
+        unread.offsetMicros.pointee.store(UInt64(bitPattern: model.offsetMicros), ordering: .relaxed)
+        unread.jackMicros.pointee.store(model.jackMicros, ordering: .relaxed)
+        unread.ppm.pointee.store(model.ppm.bitPattern, ordering: .relaxed)
         generation.pointee.store(next, ordering: .releasing)
     }
 
@@ -78,10 +87,10 @@ public struct PublishedClockOffset: @unchecked Sendable {
     public func read() -> ClockOffsetModel? {
         let current = generation.pointee.load(ordering: .acquiring)
         guard current != 0 else { return nil }
-        let words = slot(current)
-        return ClockOffsetModel(offsetMicros: Int64(bitPattern: words[0].load(ordering: .relaxed)),
-                                jackMicros: words[1].load(ordering: .relaxed),
-                                ppm: Double(bitPattern: words[2].load(ordering: .relaxed)))
+        let published = self.slot(current)
+        return ClockOffsetModel(offsetMicros: Int64(bitPattern: published.offsetMicros.pointee.load(ordering: .relaxed)),
+                                jackMicros: published.jackMicros.pointee.load(ordering: .relaxed),
+                                ppm: Double(bitPattern: published.ppm.pointee.load(ordering: .relaxed)))
     }
 
     public func deallocate() { HotMemory.deallocate(cells) }
