@@ -7,7 +7,7 @@
 /// Why not libm's `sin` and `sincos`: they are general (any argument, huge ones included) and
 /// each is a call into another library whose code and tables the JACK thread brings back into
 /// cache every period; they were about half of a ramping period's time in the callback
-/// (docs/PERFORMANCE.md, "Thirteenth session"). Here, with the argument's range known, the
+/// (docs/PERFORMANCE.md, "The signal path's sine"). Here, with the argument's range known, the
 /// reduction is one multiply and two Cody-Waite steps. `SignalMathTests` holds both to libm
 /// within one ulp over the whole range. Outside the range (a phase a caller did not wrap, NaN)
 /// they fall back to libm.

@@ -46,7 +46,7 @@ struct ProcessContext {
     /// How many connections `midi_in` and `midi_out` have, counted by the port-connect
     /// callback on libjack's notification thread. A MIDI port nobody is connected
     /// to is not touched: its buffer and the port's record in JACK's shared memory are two
-    /// pages a period would otherwise read for nothing (docs/PERFORMANCE.md, "Eleventh session").
+    /// pages a period would otherwise read for nothing (docs/PERFORMANCE.md, "Cold memory").
     let midiLinks: MIDIPortLinks
     /// Audio thread only: `midi_out` may hold events from the last period it was connected, so
     /// it is cleared once more when it has no connection left (and once at the start).

@@ -19,26 +19,9 @@ extension Daemon {
         }
     }
 
-    /// `/status`: name/value pairs. First the pairs of SPEC §4.4, in its order; then a few
-    /// more that break the totals down (a client that reads pairs by name can ignore them):
-    ///
-    /// - `errors`: messages refused with `/error` plus malformed packets (every bad input);
-    ///   `malformed`: the malformed packets alone (truncated, misaligned, bad type tags,
-    ///   bundles nested too deep).
-    /// - `dropped`: everything a flood made paramd drop: commands that did not fit the
-    ///   command ring (`dropped_commands`), events the audio thread could not queue for the
-    ///   publisher (`dropped_events`), and datagrams the kernel dropped because a listening
-    ///   socket's receive buffer was full (`dropped_packets`). Feedback that could not be
-    ///   sent because a subscriber's socket buffer was full is reported on its own
-    ///   (`dropped_feedback`) and not in `dropped`: nothing a user asked for was lost.
-    ///
-    /// `jack` is `JackSession.link`: `waiting` before the first connection, `connected`,
-    /// `lost` after the server went away; the shutdown callback's flag counts at once, before
-    /// the control loop has closed the client. `wakeups_per_s` is SPEC §4.4's, after the
-    /// SPEC's eleven, so that readers by position still find those first. Last come SPEC §12's
-    /// `clock_synced i`, `clock_error_us f` (adjtimex) and `clock_jitter_us f` (ClockWatch.swift),
-    /// then the MIDI counters and `midi_in_links i`, `midi_out_links i`: the connections
-    /// `midi_in` and `midi_out` have (0 while JACK is not connected).
+    /// `/status`: name/value pairs, SPEC §4.4's first and in its order (readers by position
+    /// find those first), then the ones that break the totals down, SPEC §12's clock, the MIDI
+    /// counters and links. Every field and what it counts: docs/OSC.md, "/status".
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
         let droppedCommands = dropped
