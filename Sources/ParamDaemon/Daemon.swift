@@ -64,7 +64,7 @@ final class Daemon {
     var errors = 0
     var malformed = 0
     var dropped = 0
-    var errorLog = RateLimiter(burst: 5, interval: 1)
+    var errorLog = RateLimiter(burst: 5, intervalSeconds: 1)
 
     init(settings: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
         self.settings = settings

@@ -38,7 +38,7 @@ final class Publisher: @unchecked Sendable {
     private var sendsValues: Bool
     /// One connected socket per forwarding route, made when first needed.
     private var forwardSockets: [UDPSocket?]
-    private var forwardErrors = RateLimiter(burst: 3, interval: 10)
+    private var forwardErrors = RateLimiter(burst: 3, intervalSeconds: 10)
     let subscriptions: Locked<Subscriptions<FeedbackEndpoint>>
     /// One connected socket per UDP subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
