@@ -17,9 +17,9 @@ public struct Reporter: Sendable {
 
     /// Realtime-safe.
     @_noLocks @inline(__always)
-    public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool) {
+    public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32?) {
         guard endsWanted else { return }
-        if events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
+        if events.push(.done(p, finished: finished, value: value, tag: tag)) {
             counters.add(.urgentEvents, 1)
         } else {
             counters.add(.droppedEvents, 1)
@@ -134,7 +134,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         let now = layerCount > 0 ? sounding(atFrame: frame) : value
         var i = 0
         while i < layerCount {
-            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag, hasTag: self.layer(i).pointee.hasTag)
+            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag)
             i &+= 1
         }
         layerCount = 0
@@ -393,7 +393,7 @@ public struct AnimatedParameter: @unchecked Sendable {
                     j &+= 1
                 }
                 layerCount &-= 1
-                reporter.done(id, finished: true, value: value, tag: layer.tag, hasTag: layer.hasTag)
+                reporter.done(id, finished: true, value: value, tag: layer.tag)
             } else {
                 k &+= 1
             }
