@@ -48,7 +48,7 @@ public struct Animation: Sendable, BitwiseCopyable {
         case .spring, .uiKitSpring:
             // A spring runs on its own time axis: make frame k exactly k/sampleRate seconds
             // of spring time, whatever the rounding of its length to whole frames.
-            if pass > 0 { state.seconds = Double(pass) / sampleRate }
+            if pass > 0 { state.springSpanSeconds = Double(pass) / sampleRate }
         default:
             break
         }
