@@ -127,7 +127,7 @@ final class Daemon {
         jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
-                              maxSubscribers: settings.maxSubscribers, timeToLive: settings.subscriptionTtlSeconds,
+                              maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)
         startMIDI()
     }

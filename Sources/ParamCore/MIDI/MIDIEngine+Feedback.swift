@@ -9,7 +9,7 @@ extension MIDIEngine {
     /// and a value that came in is never echoed.
     @_noLocks
     public func feedback(snapshot: ParameterSnapshot, frame: UInt64, sampleRate: Int) {
-        let interval = UInt64((sampleRate &+ 59) / 60)
+        let intervalFrames = UInt64((sampleRate &+ 59) / 60)
         var i = 0
         while i < counts.pointee.slots {
             let m = slots[i].mapping
@@ -29,7 +29,7 @@ extension MIDIEngine {
             // (Renderer.followJackFrame); a new renderer after the server came back starts
             // its own clock far from the last send.
             let since = Int64(bitPattern: frame &- slots[k].lastSentFrame)
-            if slots[k].sentOnce && since < Int64(interval) && since > -Int64(interval) { continue }
+            if slots[k].sentOnce && since < Int64(intervalFrames) && since > -Int64(intervalFrames) { continue }
             let needed = m.kind == .nrpn ? 4 : (m.kind == .cc14 ? 2 : 1)
             guard counts.pointee.out &+ needed <= Self.outCapacity else {
                 cells.add(.dropped, 1)

@@ -58,10 +58,10 @@ final class Publisher: @unchecked Sendable {
     let droppedFeedback = Atomic<Int>(0)
     /// Monotonic milliseconds at which the thread's current round began; 0 while it sleeps
     /// (the watchdog's health check: a round that lasts seconds is a hang; sleep is not).
-    private let busySince = Atomic<Int>(0)
+    private let busySinceMilliseconds = Atomic<Int>(0)
     let log: Logger
 
-    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLive: Double,
+    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLiveSeconds: Double,
          registry: ParameterRegistry, log: Logger) {
         self.events = handles.events
         self.updates = handles.updates
@@ -71,7 +71,7 @@ final class Publisher: @unchecked Sendable {
         self.forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
         self.wake = wake
         self.controlInbox = controlInbox
-        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive, registry: registry))
+        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLiveSeconds: timeToLiveSeconds, registry: registry))
         self.log = log
         updateValuesWanted()
     }
@@ -142,7 +142,7 @@ final class Publisher: @unchecked Sendable {
 
     /// Seconds the thread has been busy in its current round; 0 while it sleeps.
     var secondsBusy: Double {
-        let since = busySince.load(ordering: .relaxed)
+        let since = busySinceMilliseconds.load(ordering: .relaxed)
         return since == 0 ? 0 : monotonicSeconds() - Double(since) / 1000
     }
 
@@ -196,7 +196,7 @@ final class Publisher: @unchecked Sendable {
         var latest = [Double?](repeating: nil, count: ParameterRegistry.capacity)
         while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
-            busySince.store(Int(now * 1000), ordering: .relaxed)
+            busySinceMilliseconds.store(Int(now * 1000), ordering: .relaxed)
             wake.beginRound()
             var outbox = Subscriptions<FeedbackEndpoint>.Outbox()
             var endpoints: [FeedbackEndpoint] = []
@@ -257,7 +257,7 @@ final class Publisher: @unchecked Sendable {
                     deadline = min(deadline, now + 1 / rate)  // moving: back when the next value is due
                 }
             }
-            busySince.store(0, ordering: .relaxed)
+            busySinceMilliseconds.store(0, ordering: .relaxed)
             guard wake.arm(kinds) else { continue }  // something came in since the drain
             let timeout = deadline.isFinite ? max(0, deadline - monotonicSeconds()) : nil
             _ = Poll.wait(&fds, seconds: timeout)
