@@ -1,5 +1,7 @@
 // How the publisher packs a subscriber's messages into datagrams (SPEC §4.5). Publisher thread.
 
+import ParamCore
+
 extension Publisher {
     /// Up to this many messages due for one subscriber in one round go as plain datagrams
     /// (an animation's final value and `/done` are two); more go as bundles.
