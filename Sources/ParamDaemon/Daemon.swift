@@ -64,7 +64,7 @@ final class Daemon {
     var errors = 0
     var malformed = 0
     var dropped = 0
-    var errorLog = RateLimiter(burst: 5, interval: 1)
+    var errorLog = RateLimiter(burst: 5, intervalSeconds: 1)
 
     init(settings: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
         self.settings = settings
@@ -127,7 +127,7 @@ final class Daemon {
         jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
-                              maxSubscribers: settings.maxSubscribers, timeToLive: settings.subscriptionTtlSeconds,
+                              maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)
         startMIDI()
     }

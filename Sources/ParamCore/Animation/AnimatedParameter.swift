@@ -1,42 +1,3 @@
-/// The audio side's outgoing channels, bundled: events for the publisher, target updates for
-/// the control thread, and the counters of what did not fit. A struct of pointers.
-public struct Reporter: Sendable {
-    public let events: SPSCRing<Event>
-    public let updates: SPSCRing<TargetUpdate>
-    public let counters: RenderCounters
-    /// False while nobody follows (no subscriber, no send): then an end has no one to go to,
-    /// and is not pushed, so the publisher is not woken for it.
-    public let endsWanted: Bool
-
-    public init(events: SPSCRing<Event>, updates: SPSCRing<TargetUpdate>, counters: RenderCounters, endsWanted: Bool = true) {
-        self.events = events
-        self.updates = updates
-        self.counters = counters
-        self.endsWanted = endsWanted
-    }
-
-    /// Realtime-safe.
-    @_noLocks @inline(__always)
-    public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool) {
-        guard endsWanted else { return }
-        if events.push(.done(p, finished: finished, value: value, tag: tag, hasTag: hasTag)) {
-            counters.add(.urgentEvents, 1)
-        } else {
-            counters.add(.droppedEvents, 1)
-        }
-    }
-
-    /// Realtime-safe.
-    @_noLocks @inline(__always)
-    public func targetMoved(_ p: ParameterID, to value: Double, serial: UInt32) {
-        if updates.push(TargetUpdate(parameter: p, value: value, serial: serial)) {
-            counters.add(.urgentEvents, 1)
-        } else {
-            counters.add(.droppedEvents, 1)
-        }
-    }
-}
-
 /// A parameter as the audio thread owns it: its model value (`target`), its presentation
 /// value (`value`, what sounds now), and the animations in flight.
 ///
@@ -134,7 +95,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         let now = layerCount > 0 ? sounding(atFrame: frame) : value
         var i = 0
         while i < layerCount {
-            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag, hasTag: self.layer(i).pointee.hasTag)
+            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag)
             i &+= 1
         }
         layerCount = 0
@@ -393,56 +354,10 @@ public struct AnimatedParameter: @unchecked Sendable {
                     j &+= 1
                 }
                 layerCount &-= 1
-                reporter.done(id, finished: true, value: value, tag: layer.tag, hasTag: layer.hasTag)
+                reporter.done(id, finished: true, value: value, tag: layer.tag)
             } else {
                 k &+= 1
             }
         }
     }
-}
-
-/// A parameter's animations in flight: up to `AnimatedParameter.maxLayers` layers and the
-/// keyframe track of a keyframe animation. Only layers below the parameter's `layerCount` and
-/// the track of a keyframe layer are meaningful; the rest may be uninitialised memory (both
-/// types are bitwise-copyable, so writing over it is fine). A parameter given a `firstLayer`
-/// of its own leaves `layers[0]` unused.
-public struct ParameterMotion: Sendable, BitwiseCopyable {
-    @usableFromInline var layers: InlineArray<8, Animation>
-    @usableFromInline var track: KeyframeTrack
-}
-
-/// A parameter's value over a chunk: `base + ((from + delta·((position + i)·inverse)) − end)` at
-/// its frame `i`, the arithmetic of `AnimatedParameter.renderLinearRamp` (the position counted
-/// as an exact Double). At rest, `from` and `delta` are −0, so the bracket is −0 and the value
-/// is `base` to the bit (−0 included).
-public struct LinearSpan: Sendable, BitwiseCopyable {
-    @usableFromInline let base: Double
-    @usableFromInline let from: Double
-    @usableFromInline let delta: Double
-    @usableFromInline let end: Double
-    @usableFromInline let inverse: Double
-    @usableFromInline let position: Double
-
-    @inlinable
-    init(base: Double, from: Double, delta: Double, end: Double, inverse: Double, position: Double) {
-        self.base = base
-        self.from = from
-        self.delta = delta
-        self.end = end
-        self.inverse = inverse
-        self.position = position
-    }
-
-    @inlinable
-    init(resting value: Double) {
-        self.init(base: value, from: -0.0, delta: -0.0, end: 0, inverse: 0, position: 0)
-    }
-
-    /// Realtime-safe. The value at frame `i` of the chunk (an integer, as a Double).
-    @_noLocks @inlinable @inline(__always)
-    func value(at i: Double) -> Double { value(atPosition: position + i) }
-
-    /// Realtime-safe. The value at position `w` of the pass (an integer, as a Double).
-    @_noLocks @inlinable @inline(__always)
-    func value(atPosition w: Double) -> Double { base + ((from + delta * (w * inverse)) - end) }
 }

@@ -20,8 +20,8 @@ public struct Animation: Sendable, BitwiseCopyable {
     @usableFromInline var state: CurveState
     public var domain: ValueDomain
     public var isKeyframes: Bool
-    public var tag: Int32
-    public var hasTag: Bool
+    /// The user's `id`, echoed in its `/done`; nil when none was given.
+    public var tag: Int32?
 
     /// Realtime-safe. Converts seconds to frames, rounded to the nearest frame.
     @inlinable static func frames(_ seconds: Double, sampleRate: Double) -> Int64 {
@@ -48,14 +48,14 @@ public struct Animation: Sendable, BitwiseCopyable {
         case .spring, .uiKitSpring:
             // A spring runs on its own time axis: make frame k exactly k/sampleRate seconds
             // of spring time, whatever the rounding of its length to whole frames.
-            if pass > 0 { state.seconds = Double(pass) / sampleRate }
+            if pass > 0 { state.springSpanSeconds = Double(pass) / sampleRate }
         default:
             break
         }
         let fromEncoded = spec.domain.encode(from)
         self.init(startFrame: startFrame, passFrames: pass, repeatCount: spec.repeatCount, autoreverses: spec.autoreverses,
                   domain: spec.domain, fromEncoded: fromEncoded, deltaEncoded: spec.domain.encode(spec.target) - fromEncoded,
-                  target: spec.target, curve: spec.curve, state: state, isKeyframes: false, tag: spec.tag, hasTag: spec.hasTag)
+                  target: spec.target, curve: spec.curve, state: state, isKeyframes: false, tag: spec.tag)
     }
 
     /// Realtime-safe. A keyframe animation; its values live in the parameter's `KeyframeTrack`.
@@ -64,14 +64,14 @@ public struct Animation: Sendable, BitwiseCopyable {
         self.init(startFrame: startFrame, passFrames: Self.frames(spec.seconds, sampleRate: sampleRate),
                   repeatCount: spec.repeatCount, autoreverses: spec.autoreverses, domain: spec.domain,
                   fromEncoded: 0, deltaEncoded: 0, target: spec.values[spec.count - 1], curve: .linear,
-                  state: CurveState(), isKeyframes: true, tag: spec.tag, hasTag: spec.hasTag)
+                  state: CurveState(), isKeyframes: true, tag: spec.tag)
     }
 
     /// Realtime-safe. The timing shared by basic and keyframe animations.
     @_noLocks
     init(startFrame: UInt64, passFrames pass: Int64, repeatCount: Double, autoreverses: Bool, domain: ValueDomain,
          fromEncoded: Double, deltaEncoded: Double, target: Double, curve: TimingCurve, state: CurveState,
-         isKeyframes: Bool, tag: Int32, hasTag: Bool) {
+         isKeyframes: Bool, tag: Int32?) {
         self.startFrame = startFrame
         self.passFrames = pass
         self.totalFrames = Self.total(passFrames: pass, repeatCount: repeatCount, autoreverses: autoreverses)
@@ -85,7 +85,6 @@ public struct Animation: Sendable, BitwiseCopyable {
         self.state = state
         self.isKeyframes = isKeyframes
         self.tag = tag
-        self.hasTag = hasTag
     }
 
     /// Realtime-safe. Progress within its pass at `offset` frames after the start

@@ -277,7 +277,6 @@ public struct Controller: Sendable {
                 spec.domain = d
             case "id":
                 spec.tag = try Self.tag(v)
-                spec.hasTag = true
             case "delay":
                 delay = try Self.seconds(v, "'delay'")
             case "repeat":
@@ -373,7 +372,6 @@ public struct Controller: Sendable {
                 case "delay": delay = try Self.seconds(args[i], "'delay'")
                 default:
                     spec.tag = try Self.tag(args[i])
-                    spec.hasTag = true
                 }
                 i += 1
             }

@@ -50,7 +50,7 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
 
     public private(set) var subscribers: [Subscriber] = []
     public var maxSubscribers: Int
-    public var timeToLive: Double
+    public var timeToLiveSeconds: Double
     /// The parameters there are; a new one (a reloaded config) is matched against every
     /// pattern again, and a removed one is no longer followed.
     public var registry: ParameterRegistry {
@@ -70,9 +70,9 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
     public static var defaultRate: Double { 60 }
     public static var maximumRate: Double { 10_000 }
 
-    public init(maxSubscribers: Int = 32, timeToLive: Double = 600, registry: ParameterRegistry = .builtIn) {
+    public init(maxSubscribers: Int = 32, timeToLiveSeconds: Double = 600, registry: ParameterRegistry = .builtIn) {
         self.maxSubscribers = maxSubscribers
-        self.timeToLive = timeToLive
+        self.timeToLiveSeconds = timeToLiveSeconds
         self.registry = registry
         addresses = Self.addresses(registry)
     }
@@ -102,11 +102,11 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
             guard subscribers.count < maxSubscribers else {
                 throw ControlError("too many subscribers (at most \(maxSubscribers))")
             }
-            subscribers.append(Subscriber(endpoint: endpoint, expires: now + timeToLive))
+            subscribers.append(Subscriber(endpoint: endpoint, expires: now + timeToLiveSeconds))
             index = subscribers.count - 1
         }
         let i = index!
-        subscribers[i].expires = now + timeToLive
+        subscribers[i].expires = now + timeToLiveSeconds
         subscribers[i].patterns.removeAll { $0.text == pattern }
         subscribers[i].patterns.append(Pattern(text: pattern, matcher: matcher, rate: rate))
         subscribers[i].recomputeRates(registry)

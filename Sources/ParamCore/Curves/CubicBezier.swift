@@ -28,13 +28,12 @@ enum CubicBezier {
         let by = 3 * (y2 - y1) - cy
         let ay = 1 - cy - by
 
-        // state.t: the last solution; seconds: its first difference; decay: its second
-        // difference; frequency: 1/x′ at the guess; coefficient: the guess for this sample;
-        // lastSeconds: how many solutions the differences know of (0…3).
+        // state.t: the last solution, with its differences and the guess and 1/x′ for this
+        // sample (see `CurveState`'s Bézier accessors).
         let last = state.t
-        let history = state.lastSeconds
-        let g = state.coefficient
-        let inverse = state.frequency
+        let history = state.bezierHistoryCount
+        let g = state.bezierGuess
+        let inverse = state.bezierInverseSlope
         if history >= 3 && g > 0 && g < 1 && inverse > 0 {
             let g2 = g * g
             let residual = (cx * g - progress) + (ax * g + bx) * g2
@@ -45,13 +44,13 @@ enum CubicBezier {
             // |1 − k| < 1/2 that is at most 2·|step·(1 − k)|.
             let k = slope * inverse
             if abs(step) < 1e-7 && abs(1 - k) < 0.5 && abs(step * (1 - k)) < 5e-14 && t > 0 && t < 1 {
-                let d = state.seconds
-                let dd = state.decay
-                state.coefficient = (g + d + 2 * dd) - step * 3
+                let d = state.bezierFirstDifference
+                let dd = state.bezierSecondDifference
+                state.bezierGuess = (g + d + 2 * dd) - step * 3
                 state.t = t
-                state.seconds = t - last
-                state.decay = (t - last) - d
-                state.frequency = 1 / slope
+                state.bezierFirstDifference = t - last
+                state.bezierSecondDifference = (t - last) - d
+                state.bezierInverseSlope = 1 / slope
                 return ((ay * t + by) * t + cy) * t
             }
         }
@@ -59,15 +58,15 @@ enum CubicBezier {
                       start: history >= 1 && g > 0 && g < 1 ? g : (last > 0 && last < 1 ? last : progress))
         // Record t in the differences, and the guess and slope for the next sample.
         let d = history >= 1 ? t - last : 0
-        let dd = history >= 2 ? d - state.seconds : 0
+        let dd = history >= 2 ? d - state.bezierFirstDifference : 0
         let next = t + d + dd
         let slope = (3 * ax * next + 2 * bx) * next + cx
         state.t = t
-        state.seconds = d
-        state.decay = dd
-        state.coefficient = next
-        state.frequency = slope > 0 ? 1 / slope : 0
-        state.lastSeconds = min(history + 1, 3)
+        state.bezierFirstDifference = d
+        state.bezierSecondDifference = dd
+        state.bezierGuess = next
+        state.bezierInverseSlope = slope > 0 ? 1 / slope : 0
+        state.bezierHistoryCount = min(history + 1, 3)
         return ((ay * t + by) * t + cy) * t
     }
 

@@ -11,17 +11,17 @@ enum Curvature {
     /// quantity with numerator and denominator divided by e^c.
     ///
     /// The denominator, expm1(c) or expm1(−c), depends on c only: it is computed once and kept
-    /// in `state` (`coefficient`) with the c it belongs to (`frequency`, 0 when none: c = 0
-    /// never gets here), which saves one `expm1` per sample and gives the very same quotient.
-    /// Those two fields are the springs' otherwise; a state serves one curve at a time.
+    /// in `state` (`curvatureDenominator`) with the c it belongs to (`curvatureC`, 0 when none:
+    /// c = 0 never gets here), which saves one `expm1` per sample and gives the very same
+    /// quotient. Those two words are the springs' otherwise; a state serves one curve at a time.
     @inlinable @_noLocks
     static func value(at x: Double, curvature c: Double, state: inout CurveState) -> Double {
         if abs(c) < linearThreshold { return x }
-        if state.frequency != c {
-            state.frequency = c
-            state.coefficient = c < 0 ? Math.expm1(c) : Math.expm1(-c)
+        if state.curvatureC != c {
+            state.curvatureC = c
+            state.curvatureDenominator = c < 0 ? Math.expm1(c) : Math.expm1(-c)
         }
-        if c < 0 { return Math.expm1(c * x) / state.coefficient }
-        return Math.exp(c * (x - 1)) * (Math.expm1(-c * x) / state.coefficient)
+        if c < 0 { return Math.expm1(c * x) / state.curvatureDenominator }
+        return Math.exp(c * (x - 1)) * (Math.expm1(-c * x) / state.curvatureDenominator)
     }
 }

@@ -167,21 +167,21 @@ struct SpringSolution: BitwiseCopyable {
     /// Realtime-safe. Resolves the per-sample constants into `state`; progress 1 is `seconds`.
     @inlinable @_noLocks
     func store(in state: inout CurveState, seconds: Double) {
-        state.seconds = seconds
+        state.springSpanSeconds = seconds
         state.regime = regime
         switch regime {
         case .under:
-            state.decay = sigma
-            state.frequency = omega
-            state.coefficient = a / omega
+            state.springDecayRate = sigma
+            state.springAngularFrequency = omega
+            state.springCoefficient = a / omega
         case .critical:
-            state.decay = sigma
-            state.frequency = 0
-            state.coefficient = a
+            state.springDecayRate = sigma
+            state.springAngularFrequency = 0
+            state.springCoefficient = a
         case .over:
-            state.decay = omega0Squared / (sigma + omega)
-            state.frequency = 2 * omega
-            state.coefficient = a / (2 * omega)
+            state.springDecayRate = omega0Squared / (sigma + omega)
+            state.springAngularFrequency = 2 * omega
+            state.springCoefficient = a / (2 * omega)
         }
     }
 
@@ -192,12 +192,12 @@ struct SpringSolution: BitwiseCopyable {
     /// autoreverse, random access), so rounding never builds up (differences ~1e-14).
     @inlinable @_noLocks
     static func value(atSeconds t: Double, state: inout CurveState) -> Double {
-        let step = t - state.lastSeconds
+        let step = t - state.springLastSeconds
         let tolerance = 1e-9 * max(1, abs(t))
-        if state.lastSeconds >= 0 && state.stepsSinceExact < 256 && state.stepSeconds != 0
+        if state.springLastSeconds >= 0 && state.stepsSinceExact < 256 && state.stepSeconds != 0
             && abs(step - state.stepSeconds) <= tolerance {
             state.stepsSinceExact &+= 1
-            state.lastSeconds = t
+            state.springLastSeconds = t
             switch state.regime {
             case .under:
                 // (a + ib)·(stepA + i·stepB)
@@ -205,49 +205,49 @@ struct SpringSolution: BitwiseCopyable {
                 let b = state.a * state.stepB + state.b * state.stepA
                 state.a = a
                 state.b = b
-                return 1 - (a + state.coefficient * b)
+                return 1 - (a + state.springCoefficient * b)
             case .critical:
                 state.a *= state.stepA
-                return 1 - state.a * (1 + state.coefficient * t)
+                return 1 - state.a * (1 + state.springCoefficient * t)
             case .over:
                 state.a *= state.stepA
                 state.b *= state.stepB
                 let mu = state.b - 1
-                return 1 - state.a * (0.5 * (2 + mu) - state.coefficient * mu)
+                return 1 - state.a * (0.5 * (2 + mu) - state.springCoefficient * mu)
             }
         }
         // Closed form, and the state to step on from.
-        if state.lastSeconds >= 0 && step != 0 && abs(step - state.stepSeconds) > tolerance {
+        if state.springLastSeconds >= 0 && step != 0 && abs(step - state.stepSeconds) > tolerance {
             state.stepSeconds = step
             switch state.regime {
             case .under:
-                let damping = Math.exp(-state.decay * step)
-                state.stepA = damping * Math.cos(state.frequency * step)
-                state.stepB = damping * Math.sin(state.frequency * step)
+                let damping = Math.exp(-state.springDecayRate * step)
+                state.stepA = damping * Math.cos(state.springAngularFrequency * step)
+                state.stepB = damping * Math.sin(state.springAngularFrequency * step)
             case .critical:
-                state.stepA = Math.exp(-state.decay * step)
+                state.stepA = Math.exp(-state.springDecayRate * step)
             case .over:
-                state.stepA = Math.exp(-state.decay * step)
-                state.stepB = Math.exp(-state.frequency * step)
+                state.stepA = Math.exp(-state.springDecayRate * step)
+                state.stepB = Math.exp(-state.springAngularFrequency * step)
             }
         }
-        state.lastSeconds = t
+        state.springLastSeconds = t
         state.stepsSinceExact = 0
         switch state.regime {
         case .under:
-            let damping = Math.exp(-state.decay * t)
-            let phase = state.frequency * t
+            let damping = Math.exp(-state.springDecayRate * t)
+            let phase = state.springAngularFrequency * t
             state.a = damping * Math.cos(phase)
             state.b = damping * Math.sin(phase)
-            return 1 - (state.a + state.coefficient * state.b)
+            return 1 - (state.a + state.springCoefficient * state.b)
         case .critical:
-            state.a = Math.exp(-state.decay * t)
-            return 1 - state.a * (1 + state.coefficient * t)
+            state.a = Math.exp(-state.springDecayRate * t)
+            return 1 - state.a * (1 + state.springCoefficient * t)
         case .over:
-            let mu = Math.expm1(-state.frequency * t)
-            state.a = Math.exp(-state.decay * t)
+            let mu = Math.expm1(-state.springAngularFrequency * t)
+            state.a = Math.exp(-state.springDecayRate * t)
             state.b = 1 + mu
-            return 1 - state.a * (0.5 * (2 + mu) - state.coefficient * mu)
+            return 1 - state.a * (0.5 * (2 + mu) - state.springCoefficient * mu)
         }
     }
 
@@ -257,13 +257,13 @@ struct SpringSolution: BitwiseCopyable {
         let remaining: Double
         switch state.regime {
         case .under:
-            let phase = state.frequency * t
-            remaining = Math.exp(-state.decay * t) * (Math.cos(phase) + state.coefficient * Math.sin(phase))
+            let phase = state.springAngularFrequency * t
+            remaining = Math.exp(-state.springDecayRate * t) * (Math.cos(phase) + state.springCoefficient * Math.sin(phase))
         case .critical:
-            remaining = Math.exp(-state.decay * t) * (1 + state.coefficient * t)
+            remaining = Math.exp(-state.springDecayRate * t) * (1 + state.springCoefficient * t)
         case .over:
-            let mu = Math.expm1(-state.frequency * t)
-            remaining = Math.exp(-state.decay * t) * (0.5 * (2 + mu) - state.coefficient * mu)
+            let mu = Math.expm1(-state.springAngularFrequency * t)
+            remaining = Math.exp(-state.springDecayRate * t) * (0.5 * (2 + mu) - state.springCoefficient * mu)
         }
         return 1 - remaining
     }

@@ -60,53 +60,6 @@ extension TimingCurve {
     }
 }
 
-/// Per-animation evaluation state (solver warm start, resolved spring constants).
-/// Fixed size, BitwiseCopyable: it lives inside the animation on the audio thread.
-public struct CurveState: Sendable, BitwiseCopyable {
-    /// Cubic Bézier: the curve parameter t solved at the previous sample (Newton warm start).
-    public var t: Double
-    /// Springs: seconds of spring time that progress 0 → 1 spans. Cubic Béziers: the t solved
-    /// at the sample before `t`'s (0: none), for the solver's extrapolated warm start.
-    @usableFromInline var seconds: Double
-    /// Springs: exponential decay rate of the closed form (1/s).
-    @usableFromInline var decay: Double
-    /// Springs: ωd (under-damped) or 2γ (over-damped), rad/s. `curve(c)`: the c whose
-    /// denominator `coefficient` holds (0: none yet).
-    @usableFromInline var frequency: Double
-    /// Springs: coefficient of the closed form (see `SpringSolution`). `curve(c)`: its
-    /// denominator, expm1(±c).
-    @usableFromInline var coefficient: Double
-    /// Springs: damping regime.
-    @usableFromInline var regime: SpringRegime
-    /// Springs, stepped evaluation (see `SpringSolution.value(atSeconds:state:)`): the time of
-    /// the last evaluation, the step between the last two, the state there (for under-damped
-    /// the complex e^((−σ+iω)t) as `a`, `b`; otherwise e^(−σt) as `a` and e^(−γt) as `b`), the
-    /// same for one step (`stepA`, `stepB`), and the steps taken since the last closed form.
-    @usableFromInline var lastSeconds: Double
-    @usableFromInline var stepSeconds: Double
-    @usableFromInline var a: Double
-    @usableFromInline var b: Double
-    @usableFromInline var stepA: Double
-    @usableFromInline var stepB: Double
-    @usableFromInline var stepsSinceExact: Int32
-
-    @inlinable @_noLocks public init() {
-        t = 0
-        seconds = 0
-        decay = 0
-        frequency = 0
-        coefficient = 0
-        regime = .critical
-        lastSeconds = -1
-        stepSeconds = 0
-        a = 0
-        b = 0
-        stepA = 0
-        stepB = 0
-        stepsSinceExact = 0
-    }
-}
-
 extension TimingCurve {
     /// Realtime-safe. Called once when an animation starts. `requestedSeconds` is the
     /// message's duration; `velocity` is the initial velocity in UIKit's unit (1.0 = the whole
@@ -163,7 +116,7 @@ extension TimingCurve {
         case let .curvature(c):
             return Curvature.value(at: progress, curvature: c, state: &state)
         case .spring, .uiKitSpring:
-            return SpringSolution.value(atSeconds: progress * state.seconds, state: &state)
+            return SpringSolution.value(atSeconds: progress * state.springSpanSeconds, state: &state)
         case .steps:
             return progress  // handled above
         }

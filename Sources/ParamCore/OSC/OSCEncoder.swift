@@ -90,8 +90,8 @@ extension OSCPacket {
         case .message(let message):
             return message.encodedSize
         case .bundle(_, let elements):
-            var size = 16
-            for element in elements { size += 4 + element.encodedSize }
+            var size = Self.bundleHeaderSize
+            for element in elements { size += Self.bundleElementPrefixSize + element.encodedSize }
             return size
         }
     }
@@ -123,12 +123,36 @@ extension OSCPacket {
         case .message(let message):
             message.write(to: &writer)
         case .bundle(let timeTag, let elements):
-            writer.write64(0x2362_756E_646C_6500)  // "#bundle\0"
-            writer.write64(timeTag)
+            writer.writeBundleHeader(timeTag: timeTag)
             for element in elements {
                 writer.write32(UInt32(element.encodedSize))
                 element.write(to: &writer)
             }
+        }
+    }
+}
+
+extension OSCPacket {
+    /// Bytes a bundle's header takes: "#bundle\0" and its time tag.
+    public static var bundleHeaderSize: Int { 16 }
+    /// Bytes a bundle adds before each element: the element's size, a 32-bit integer.
+    public static var bundleElementPrefixSize: Int { 4 }
+
+    /// Already-encoded packets framed as one bundle with `timeTag` (by default immediately):
+    /// the header, then each element after its size. Control thread.
+    public static func encodedBundle(of elements: some Collection<[UInt8]>,
+                                     timeTag: OSCTimeTag = .immediately) -> [UInt8] {
+        var size = bundleHeaderSize
+        for element in elements { size += bundleElementPrefixSize + element.count }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var writer = OSCWriter(buffer: UnsafeMutableRawBufferPointer(buffer))
+            writer.writeBundleHeader(timeTag: timeTag)
+            for element in elements {
+                writer.write32(UInt32(element.count))
+                writer.writeBytes(element)
+            }
+            precondition(writer.position == size, "OSC bundle size mismatch")
+            initialized = size
         }
     }
 }
@@ -180,6 +204,11 @@ private struct OSCWriter {
                 .copyMemory(from: source)
         }
         position += bytes.count
+    }
+
+    mutating func writeBundleHeader(timeTag: OSCTimeTag) {
+        write64(0x2362_756E_646C_6500)  // "#bundle\0"
+        write64(timeTag)
     }
 
     mutating func padToFour() {

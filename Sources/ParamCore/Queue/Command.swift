@@ -18,9 +18,8 @@ public struct AnimationSpec: Sendable, BitwiseCopyable {
     public var autoreverses = false
     /// `mode additive`: the animation in flight runs out as an offset under this one.
     public var additive = false
-    /// Echoed in this animation's `/done`.
-    public var tag: Int32 = 0
-    public var hasTag: Bool = false
+    /// The user's `id`, echoed in this animation's `/done`; nil when none was given.
+    public var tag: Int32? = nil
 
     public init(target: Double, seconds: Double, curve: TimingCurve, domain: ValueDomain) {
         self.target = target
@@ -65,8 +64,8 @@ public struct KeyframeSpec: Sendable, BitwiseCopyable {
     public var domain: ValueDomain = .linear
     public var repeatCount: Double = 1
     public var autoreverses = false
-    public var tag: Int32 = 0
-    public var hasTag = false
+    /// The user's `id`, echoed in this animation's `/done`; nil when none was given.
+    public var tag: Int32? = nil
 
     public init() {}
 }
@@ -123,8 +122,8 @@ public enum Event: Sendable, BitwiseCopyable, Equatable {
     /// The value sounding at the last frame of a period in which the parameter moved.
     case value(ParameterID, Double)
     /// An animation ended: ran to its end (`finished`) or was interrupted. `value` is the
-    /// exact value sounding when it ended.
-    case done(ParameterID, finished: Bool, value: Double, tag: Int32, hasTag: Bool)
+    /// exact value sounding when it ended; `tag` is its user's `id`, if it had one.
+    case done(ParameterID, finished: Bool, value: Double, tag: Int32?)
 }
 
 /// The audio side moved a parameter's target itself — a `stop` froze it, or an animation ended

@@ -9,7 +9,7 @@ extension Renderer {
             let parameter = params[p.index]
             for k in 0..<parameter.layerCount {
                 let layer = parameter.layer(k).pointee
-                ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag, hasTag: layer.hasTag))
+                ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag))
             }
         }
         // Waiting commands in arrival order.
@@ -19,8 +19,7 @@ extension Renderer {
             let value = params[p.index].value
             switch entry.timed.payload {
             case .animate, .keyframes:
-                let (tag, hasTag) = self.tag(of: entry.timed)
-                ended.append(.done(p, finished: false, value: value, tag: tag, hasTag: hasTag))
+                ended.append(.done(p, finished: false, value: value, tag: self.tag(of: entry.timed)))
             case .stop, .declare, .undeclare: break
             }
         }

@@ -53,8 +53,7 @@ extension Renderer {
                 // The control side checks the room first; this is the last line of defence.
                 counters.add(.scheduleFull, 1)
                 let p = timed.parameter
-                let (tag, hasTag) = self.tag(of: timed)
-                reporter.done(p, finished: false, value: params[p.index].value, tag: tag, hasTag: hasTag)
+                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: timed))
                 if case .keyframes(_, let slot) = timed.payload { commands.release(slot) }
                 continue
             }
@@ -268,8 +267,7 @@ extension Renderer {
             removeScheduled(pick)
             switch cancelled.payload {
             case .animate, .keyframes:
-                let (tag, hasTag) = self.tag(of: cancelled)
-                reporter.done(p, finished: false, value: params[p.index].value, tag: tag, hasTag: hasTag)
+                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: cancelled))
                 if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
             case .stop, .declare, .undeclare: break
             }
@@ -278,11 +276,11 @@ extension Renderer {
 
     /// Realtime-safe. The `id` option of an animation command (its keyframes read in place).
     @_noLocks @inline(__always)
-    func tag(of command: QueuedCommand) -> (Int32, Bool) {
+    func tag(of command: QueuedCommand) -> Int32? {
         switch command.payload {
-        case .animate(_, let s): (s.tag, s.hasTag)
-        case .keyframes(_, let slot): (commands.keyframes(slot).pointee.tag, commands.keyframes(slot).pointee.hasTag)
-        case .stop, .declare, .undeclare: (0, false)
+        case .animate(_, let s): s.tag
+        case .keyframes(_, let slot): commands.keyframes(slot).pointee.tag
+        case .stop, .declare, .undeclare: nil
         }
     }
 }

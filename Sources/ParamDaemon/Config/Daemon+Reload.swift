@@ -31,7 +31,7 @@ extension Daemon {
         if new.maxSubscribers != old.maxSubscribers || new.subscriptionTtlSeconds != old.subscriptionTtlSeconds {
             publisher.subscriptions.withLock { table in
                 table.maxSubscribers = new.maxSubscribers
-                table.timeToLive = new.subscriptionTtlSeconds
+                table.timeToLiveSeconds = new.subscriptionTtlSeconds
             }
             log.notice("subscribers: at most \(new.maxSubscribers), lasting \(new.subscriptionTtlSeconds) s (for new and renewed subscriptions)")
         }

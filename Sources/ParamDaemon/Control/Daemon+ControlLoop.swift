@@ -123,7 +123,7 @@ extension Daemon {
         if !jack.isConnected { next = min(next, jackRetry.nextRetryAt) }
         if jackRetry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
         if let since = stateSaving.unsavedSince { next = min(next, since + StateSaving.saveDelaySeconds) }
-        if errorLog.suppressed > 0 { next = min(next, now + errorLog.interval) }
+        if errorLog.suppressed > 0 { next = min(next, now + errorLog.intervalSeconds) }
         return next.isFinite ? max(0, next - now) : nil
     }
 }

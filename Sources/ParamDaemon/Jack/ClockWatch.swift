@@ -41,7 +41,7 @@ struct ClockWatch {
     private var samples: [(time: Double, offset: Double)] = []
     /// One warning a minute at most that time-tagged bundles arrive while the clock is not
     /// synchronised.
-    var unsyncedWarning = RateLimiter(burst: 1, interval: 60)
+    var unsyncedWarning = RateLimiter(burst: 1, intervalSeconds: 60)
     /// Monotonic seconds of the last measurement (a connection measures too).
     var measuredAt = 0.0
 

@@ -1,5 +1,7 @@
 // How the publisher packs a subscriber's messages into datagrams (SPEC §4.5). Publisher thread.
 
+import ParamCore
+
 extension Publisher {
     /// Up to this many messages due for one subscriber in one round go as plain datagrams
     /// (an animation's final value and `/done` are two); more go as bundles.
@@ -9,22 +11,24 @@ extension Publisher {
     /// most `maximum` bytes (a message too big for that goes alone). `count`: messages.
     static func datagrams(_ messages: [[UInt8]], maximum: Int) -> [(bytes: [UInt8], count: Int)] {
         if messages.count <= plainLimit { return messages.map { ($0, 1) } }
-        let header: [UInt8] = Array("#bundle\0".utf8) + [0, 0, 0, 0, 0, 0, 0, 1]  // time tag: immediately
         var out: [(bytes: [UInt8], count: Int)] = []
-        var current = header
-        var count = 0
-        for m in messages {
-            if count > 0 && current.count + 4 + m.count > maximum {
-                out.append(count == 1 ? (Array(current[20...]), 1) : (current, count))
-                current = header
-                count = 0
+        var first = 0
+        var bundleSize = OSCPacket.bundleHeaderSize
+        for (i, m) in messages.enumerated() {
+            let added = OSCPacket.bundleElementPrefixSize + m.count
+            if i > first && bundleSize + added > maximum {
+                out.append(datagram(messages[first..<i]))
+                first = i
+                bundleSize = OSCPacket.bundleHeaderSize
             }
-            let size = UInt32(m.count)
-            current += [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
-            current += m
-            count += 1
+            bundleSize += added
         }
-        if count > 0 { out.append(count == 1 ? (Array(current[20...]), 1) : (current, count)) }
+        out.append(datagram(messages[first...]))
         return out
+    }
+
+    /// One message as itself, more as a bundle with an immediate time tag.
+    private static func datagram(_ group: ArraySlice<[UInt8]>) -> (bytes: [UInt8], count: Int) {
+        group.count == 1 ? (group[group.startIndex], 1) : (OSCPacket.encodedBundle(of: group), group.count)
     }
 }

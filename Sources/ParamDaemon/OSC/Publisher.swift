@@ -38,7 +38,7 @@ final class Publisher: @unchecked Sendable {
     private var sendsValues: Bool
     /// One connected socket per forwarding route, made when first needed.
     private var forwardSockets: [UDPSocket?]
-    private var forwardErrors = RateLimiter(burst: 3, interval: 10)
+    private var forwardErrors = RateLimiter(burst: 3, intervalSeconds: 10)
     let subscriptions: Locked<Subscriptions<FeedbackEndpoint>>
     /// One connected socket per UDP subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
@@ -58,10 +58,10 @@ final class Publisher: @unchecked Sendable {
     let droppedFeedback = Atomic<Int>(0)
     /// Monotonic milliseconds at which the thread's current round began; 0 while it sleeps
     /// (the watchdog's health check: a round that lasts seconds is a hang; sleep is not).
-    private let busySince = Atomic<Int>(0)
+    private let busySinceMilliseconds = Atomic<Int>(0)
     let log: Logger
 
-    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLive: Double,
+    init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLiveSeconds: Double,
          registry: ParameterRegistry, log: Logger) {
         self.events = handles.events
         self.updates = handles.updates
@@ -71,7 +71,7 @@ final class Publisher: @unchecked Sendable {
         self.forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
         self.wake = wake
         self.controlInbox = controlInbox
-        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLive: timeToLive, registry: registry))
+        self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLiveSeconds: timeToLiveSeconds, registry: registry))
         self.log = log
         updateValuesWanted()
     }
@@ -142,7 +142,7 @@ final class Publisher: @unchecked Sendable {
 
     /// Seconds the thread has been busy in its current round; 0 while it sleeps.
     var secondsBusy: Double {
-        let since = busySince.load(ordering: .relaxed)
+        let since = busySinceMilliseconds.load(ordering: .relaxed)
         return since == 0 ? 0 : monotonicSeconds() - Double(since) / 1000
     }
 
@@ -151,8 +151,8 @@ final class Publisher: @unchecked Sendable {
         switch event {
         case .value(let p, let v):
             table.valueChanged(p, v, now: now, into: &outbox)
-        case .done(let p, let finished, let v, let tag, let hasTag):
-            table.animationEnded(p, finished: finished, value: v, tag: hasTag ? tag : nil, now: now, into: &outbox)
+        case .done(let p, let finished, let v, let tag):
+            table.animationEnded(p, finished: finished, value: v, tag: tag, now: now, into: &outbox)
         }
     }
 
@@ -196,7 +196,7 @@ final class Publisher: @unchecked Sendable {
         var latest = [Double?](repeating: nil, count: ParameterRegistry.capacity)
         while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
-            busySince.store(Int(now * 1000), ordering: .relaxed)
+            busySinceMilliseconds.store(Int(now * 1000), ordering: .relaxed)
             wake.beginRound()
             var outbox = Subscriptions<FeedbackEndpoint>.Outbox()
             var endpoints: [FeedbackEndpoint] = []
@@ -211,7 +211,7 @@ final class Publisher: @unchecked Sendable {
                     switch event {
                     case .value(let p, let v):
                         latest[Int(p.rawValue)] = v
-                    case .done(let p, _, let v, _, _):
+                    case .done(let p, _, let v, _):
                         // The end carries the exact final value; an older value must not follow it.
                         latest[Int(p.rawValue)] = nil
                         Self.publish(event, into: &table, now: now, outbox: &outbox)
@@ -257,7 +257,7 @@ final class Publisher: @unchecked Sendable {
                     deadline = min(deadline, now + 1 / rate)  // moving: back when the next value is due
                 }
             }
-            busySince.store(0, ordering: .relaxed)
+            busySinceMilliseconds.store(0, ordering: .relaxed)
             guard wake.arm(kinds) else { continue }  // something came in since the drain
             let timeout = deadline.isFinite ? max(0, deadline - monotonicSeconds()) : nil
             _ = Poll.wait(&fds, seconds: timeout)

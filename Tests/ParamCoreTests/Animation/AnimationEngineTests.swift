@@ -22,7 +22,7 @@ import Testing
         h.send(.volume, spec(0.5, seconds: 0))
         let out = h.render(periods: 1).left
         #expect(out.allSatisfy { $0 == 0.5 })
-        #expect(h.events() == [.done(.volume, finished: true, value: 0.5, tag: 0, hasTag: false)])
+        #expect(h.events() == [.done(.volume, finished: true, value: 0.5, tag: nil)])
     }
 
     @Test func aRetargetInFlightStartsFromTheSoundingValue() {
@@ -49,7 +49,7 @@ import Testing
             #expect(abs(Double(joined[i + 1]) - Double(joined[i])) <= maxStep, "frame \(i)")
         }
         let interrupted = b.events().compactMap { e -> Float? in
-            if case .done(.volume, false, let v, _, _) = e { Float(v) } else { nil }
+            if case .done(.volume, false, let v, _) = e { Float(v) } else { nil }
         }
         #expect(interrupted == [alone[s]])
     }
@@ -80,7 +80,6 @@ import Testing
         defer { h.release() }
         var s = spec(0, seconds: 250 / 48000)
         s.tag = 7
-        s.hasTag = true
         h.send(.volume, s)
         let out = h.render(periods: 3).left
         let events = h.events()
@@ -89,7 +88,7 @@ import Testing
         // Values as rendered (float32).
         if case .value(.volume, let v) = events[0] { #expect(Float(v) == out[99]) } else { Issue.record("\(events[0])") }
         if case .value(.volume, let v) = events[1] { #expect(Float(v) == out[199]) } else { Issue.record("\(events[1])") }
-        #expect(events[2] == .done(.volume, finished: true, value: 0, tag: 7, hasTag: true))
+        #expect(events[2] == .done(.volume, finished: true, value: 0, tag: 7))
     }
 
     @Test func theToneIsAnEqualPowerPannedSineAtTheFrequency() {

@@ -21,7 +21,6 @@ import Testing
             let curve = try TimingCurve.parse(name)
             // frequency, linear domain, 1000 → 2000 Hz: room for every overshoot.
             var spec = AnimationSpec(target: 2000, seconds: Self.frames / sampleRate, curve: curve, domain: .linear)
-            spec.hasTag = false
             var animation = Animation(from: 1000, spec: spec, startFrame: 0, sampleRate: sampleRate, velocity: .nan)
             #expect(animation.passFrames == Int64(Self.frames))
             var track = KeyframeTrack()

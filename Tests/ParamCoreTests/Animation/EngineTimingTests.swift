@@ -222,7 +222,7 @@ import Testing
         h.send(.volume, s)
         let out = h.render(periods: 10).left
         #expect(out.last == 0.6)
-        let dones = h.events().filter { if case .done(_, true, _, _, _) = $0 { true } else { false } }
+        let dones = h.events().filter { if case .done(_, true, _, _) = $0 { true } else { false } }
         #expect(dones.count == 2, "both ran out: the first as an offset, the second on top")
     }
 
@@ -300,7 +300,7 @@ import Testing
         let out = h.render(periods: 4).left
         #expect(Set(out).count == 1, "frozen")
         #expect(Float(h.renderer.parameter(.volume).target) == out[0])
-        let done = h.events().filter { if case .done(_, false, _, _, _) = $0 { true } else { false } }
+        let done = h.events().filter { if case .done(_, false, _, _) = $0 { true } else { false } }
         #expect(done.count == 2, "the running fade and the waiting tone both end with finished 0")
         #expect(h.updates().map(\.serial) == [3, 4])
     }
@@ -313,7 +313,6 @@ import Testing
         for i in 0..<400 {
             var s = spec(Double.random(in: 0...1, using: &random), seconds: Double(Int.random(in: 0...300, using: &random)) / 48000)
             s.tag = Int32(i)
-            s.hasTag = true
             s.additive = Bool.random(using: &random)
             if i % 7 == 0 { s.repeatCount = 1.5 }
             h.send(.volume, s, delay: Double(Int.random(in: 0...100, using: &random)) / 48000)
@@ -322,7 +321,7 @@ import Testing
             if i % 50 == 49 { h.send(.stop(.volume)) }
         }
         _ = h.render(periods: 400)
-        let ended = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t, true) = e { t } else { nil } }
+        let ended = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t?) = e { t } else { nil } }
         #expect(ended.sorted() == sent, "each tag exactly once")
     }
 
@@ -333,13 +332,12 @@ import Testing
         for i in 0..<n {
             var s = spec(Double(i % 100) / 100, seconds: 0)
             s.tag = Int32(i)
-            s.hasTag = true
             #expect(h.renderer.commands.push(TimedCommand(.animate(.volume, s))))
         }
         #expect(!h.renderer.commands.push(TimedCommand(.animate(.volume, spec(0, seconds: 0)))), "one more does not fit")
         let out = h.render(periods: 1).left
         #expect(out[0] == Float((n - 1) % 100) / 100, "the last one sounds")
-        let tags = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t, true) = e { t } else { nil } }
+        let tags = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t?) = e { t } else { nil } }
         #expect(tags == (0..<n).map(Int32.init), "each ended once, in order")
         #expect(h.renderer.counters.load(.scheduleFull) == 0)
     }

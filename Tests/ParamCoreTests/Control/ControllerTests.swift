@@ -85,7 +85,7 @@ import Testing
         #expect(abs(s.from - 0.1) < 1e-7)
         #expect(s.velocity == 2)
         #expect(s.domain == .db)
-        #expect(s.tag == 42 && s.hasTag)
+        #expect(s.tag == 42)
     }
 
     @Test func anOptionMayFollowTheDurationDirectly() {

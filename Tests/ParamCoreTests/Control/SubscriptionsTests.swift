@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func subscriptionsLapseUnlessRenewed() throws {
-        var t = Table(timeToLive: 10)
+        var t = Table(timeToLiveSeconds: 10)
         _ = try t.subscribe(1, pattern: "/*", rate: 60, now: 0)
         _ = try t.subscribe(2, pattern: "/*", rate: 60, now: 0)
         _ = try t.subscribe(2, pattern: "/*", rate: 60, now: 8)

@@ -65,6 +65,13 @@ import ParamCore
         #expect(try OSCPacket.decode(bytes) == packet)
     }
 
+    @Test func encodedElementsFrameTheSameBundleAsThePacket() {
+        let elements: [OSCPacket] = [.message(OSCMessage("/a", [.int32(1)])), .message(OSCMessage("/volume", [.float32(0.25)]))]
+        let framed = OSCPacket.encodedBundle(of: elements.map { $0.encoded() })
+        #expect(framed == OSCPacket.bundle(timeTag: .immediately, elements: elements).encoded())
+        #expect(OSCPacket.encodedBundle(of: [[UInt8]](), timeTag: 2) == osc("#bundle\0") + [0, 0, 0, 0, 0, 0, 0, 2])
+    }
+
     @Test func encodingIntoABufferWritesTheSameBytesOrNothing() {
         let packet = OSCPacket.message(OSCMessage("/volume", [.float32(0.25)]))
         var storage = [UInt8](repeating: 0xAA, count: 64)
