@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// The repository's shape, held to DESIGN.md's "The house" so it cannot drift back: file sizes,
+/// folders, shared memory read by name, tests that wait for events, docs that are a map.
+@Suite struct HouseRulesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Paths (relative to the root) of the files below `folder` whose name ends in `suffix`.
+    static func files(in folder: String, suffix: String) -> [String] {
+        let base = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(atPath: base.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(suffix) }
+            .map { "\(folder)/\($0)" }.sorted()
+    }
+
+    static func lines(_ path: String) throws -> [String] {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test func noSwiftSourceFileIsLongerThan400Lines() throws {
+        let sources = Self.files(in: "Sources", suffix: ".swift")
+        #expect(sources.count > 50)
+        for path in sources {
+            let count = try Self.lines(path).count - 1
+            #expect(count <= 400, "\(path) has \(count) lines")
+        }
+    }
+
+    @Test func theDaemonKeepsOnlyMainAndDaemonOutsideAFolder() throws {
+        let folder = Self.root.appendingPathComponent("Sources/ParamDaemon")
+        let loose = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { name in
+            var isFolder: ObjCBool = false
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+            return !isFolder.boolValue
+        }
+        #expect(Set(loose) == ["main.swift", "Daemon.swift"], "loose files: \(loose.sorted())")
+    }
+
+    /// A run of `//` lines (a comment) longer than 15 lines says too much: the page goes in docs/.
+    @Test func noCommentInTheSourcesIsLongerThan15Lines() throws {
+        for path in Self.files(in: "Sources", suffix: ".swift") + Self.files(in: "Sources", suffix: ".h") {
+            var run = 0
+            for (number, line) in try Self.lines(path).enumerated() {
+                run = line.trimmingCharacters(in: .whitespaces).hasPrefix("//") ? run + 1 : 0
+                #expect(run <= 15, "\(path):\(number + 1) ends a comment of more than 15 lines")
+                if run > 15 { run = -10_000 }  // one report per comment
+            }
+        }
+    }
+
+    /// Comments say what is true now: they name no round of work and no "this" machine.
+    @Test func noCommentNamesAWorkSessionOrThisVM() throws {
+        let pattern = try Regex("\\b(First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Eleventh|Twelfth|Thirteenth) session|\\b[Tt]his VM\\b")
+        for path in Self.files(in: "Sources", suffix: ".swift") + Self.files(in: "Tests", suffix: ".swift") {
+            for (number, line) in try Self.lines(path).enumerated() where line.contains("//") {
+                #expect(line.firstMatch(of: pattern) == nil, "\(path):\(number + 1): \(line)")
+            }
+        }
+    }
+
+    /// Shared words are read through named views (ParamCore/Memory); only the views index cells.
+    @Test func atomicCellsAreIndexedByALiteralOnlyInsideMemory() throws {
+        // AtomicCells' accessors take the index first (`load(0)`, `storeDouble(2 * i, v)`);
+        // `Atomic`'s own take an ordering (`add(1, ordering:)`), which is not an index.
+        let literalIndex = try Regex("\\.(load|store|add|loadDouble|storeDouble)\\(\\s*[0-9][^,)]*(\\)|,(?!\\s*ordering))|\\b(words|mailbox|cells)\\[\\s*[0-9]")
+        for path in Self.files(in: "Sources", suffix: ".swift") where !path.hasPrefix("Sources/ParamCore/Memory/") {
+            for (number, line) in try Self.lines(path).enumerated() {
+                #expect(line.firstMatch(of: literalIndex) == nil, "\(path):\(number + 1): \(line)")
+            }
+        }
+    }
+
+    /// Tests wait for events. A fixed sleep stays in a test body only where time itself is what
+    /// is measured, saying so on its line; helpers under Support/ may poll with a deadline.
+    @Test func atMost15FixedSleepsInTestBodiesEachWithItsReason() throws {
+        let sleep = try Regex("Task\\.sleep|[^A-Za-z_.]sleep\\(|usleep\\(")
+        var found: [String] = []
+        for path in Self.files(in: "Tests", suffix: ".swift")
+        where !path.contains("/Support/") && !path.hasSuffix("Support.swift") && !path.hasSuffix("HouseRulesTests.swift") {
+            for (number, line) in try Self.lines(path).enumerated() {
+                let parts = line.components(separatedBy: "//")
+                guard parts[0].firstMatch(of: sleep) != nil else { continue }
+                found.append("\(path):\(number + 1)")
+                #expect(parts.count > 1, "\(path):\(number + 1): a fixed sleep says why on its line")
+            }
+        }
+        #expect(found.count <= 15, "\(found.count) fixed sleeps: \(found)")
+    }
+
+    @Test func theArchitectureIsAMapAndPerformanceTodaysFigures() throws {
+        #expect(try Self.lines("docs/ARCHITECTURE.md").count - 1 <= 300)
+        #expect(try Self.lines("docs/PERFORMANCE.md").count - 1 <= 400)
+    }
+
+    @Test func theRepositoryStandsAlone() throws {
+        for name in ["curves.csv", "domains.csv", "springs.csv", "README.md"] {
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Tests/Fixtures/reference/\(name)").path))
+        }
+        let license = try Self.lines("LICENSE")
+        #expect(license.contains { $0.contains("GNU GENERAL PUBLIC LICENSE") })
+        #expect(license.contains { $0.contains("Version 3, 29 June 2007") })
+    }
+}
