@@ -1,22 +1,12 @@
-// ParamCore's OSC decoder, encoder and pattern matcher checked against liblo 0.31.
+// ParamCore's OSC decoder, encoder and pattern matcher checked against liblo 0.31, which
+// paramd does not use but keeps here as a reference implementation.
 //
-// Deliberate differences from `lo_message_deserialise`, each asserted below where it shows:
-// 1. Address must start with '/': OSC 1.0 requires it and paramd dispatches on it; liblo
-//    accepts any NUL-terminated path ("abc", even "").            ours: notAnAddress
-// 2. Strings must be valid UTF-8: they become Swift Strings, and an address or pattern echoed
-//    in `/error` or kept as a subscription must be exactly what was sent; liblo passes bytes.
-//                                                                  ours: invalidUTF8
-// 3. A packet that ends right after its address (no type tag string at all) is a message
-//    with no arguments, as OSC 1.0 asks of robust receivers; liblo: LO_ENOTYPE.
-// 4. 'r' (RGBA colour, OSC 1.0 optional type) is decoded; liblo 0.31 does not know it
-//    (LO_EINVALIDARG).
-// Everything else — padding, sizes, truncation, trailing bytes, unknown tags, arrays — is
-// accepted or rejected exactly as liblo does, with the same values.
-//
-// Deliberate differences from `lo_pattern_match`: ours matches part by part, so `*`, `?`
-// and `[!…]` never match a '/' (OSC 1.0); liblo's do. With equal part counts the two agree
-// except for liblo's brace-matching bugs and a range syntax it reads differently (listed in
-// `LibloPatternMatchTests.libloQuirks`).
+// The decoder accepts and rejects what `lo_message_deserialise` does, with the same values,
+// except for four deliberate differences (address must start with '/', strings must be UTF-8,
+// no type tag string means no arguments, 'r' is decoded). The matcher never lets `*`, `?` or
+// `[!…]` cross a '/' (OSC 1.0), unlike `lo_pattern_match`; liblo's other quirks with equal part
+// counts are listed in `LibloPatternMatchTests.libloQuirks`.
+// Each difference, and why: Tests/README.md, "LibloDifferentialTests".
 import CLiblo
 import Glibc
 import ParamCore

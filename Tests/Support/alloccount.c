@@ -1,32 +1,12 @@
 /*
- * alloccount.so: an LD_PRELOAD shim that counts heap allocations made inside the JACK process
- * callback of any JACK client it is preloaded into.
+ * alloccount.so: an LD_PRELOAD shim that counts heap allocations (and page faults) made inside
+ * the JACK process callback of any JACK client it is preloaded into.
  *
- *   cc -shared -fPIC -O2 -o alloccount.so alloccount.c -ldl -pthread
- *   PARAMD_ALLOC_REPORT=/tmp/report LD_PRELOAD=$PWD/alloccount.so paramd ...
- *
- * How it finds the process thread: it interposes jack_set_process_callback (and
- * jack_set_process_thread) and registers its own wrapper with libjack. The wrapper sets a
- * thread-local flag, calls the client's callback, clears the flag and counts the call. The
- * interposed allocator functions count a call only while that flag is set on the calling thread,
- * so exactly the allocations made by the client's process callback (and whatever it calls) on the
- * JACK process thread are counted, and nothing else is. With the flag clear the cost is one
- * thread-local load and a branch.
- *
- * Page faults: the wrapper also reads the thread's fault counts (getrusage RUSAGE_THREAD, minor
- * and major) before and after each callback and adds what the call took to `faults` (a client's
- * own loop under jack_set_process_thread is not measured). A fault on the
- * process thread is a trip into the kernel that may allocate a page or wait for the memory map's
- * lock: a first touch of memory nobody wrote before, or of code never run before.
- *
- * Report: the line `process_calls=N allocations=M frees=K faults=F` is written at exit (a destructor), by
- * alloccount_report() on demand, and every PARAMD_ALLOC_REPORT_INTERVAL seconds if that is set,
- * to the file named by $PARAMD_ALLOC_REPORT (replaced atomically; "%p" in the name becomes the
- * pid), or to stderr when that is unset. Only processes that registered a process callback write
- * a report, so a preloaded shell or helper does not overwrite it.
- *
- * PARAMD_ALLOC_ABORT=1 calls abort() on the first counted allocation, for a core dump or a
- * debugger to show where it came from.
+ * It wraps the callback registered with jack_set_process_callback in one that sets a
+ * thread-local flag around the call; the interposed allocator functions count only while that
+ * flag is set. The line `process_calls=N allocations=M frees=K faults=F` goes to
+ * $PARAMD_ALLOC_REPORT (or stderr) at exit; PARAMD_ALLOC_ABORT=1 aborts on the first allocation.
+ * Build, environment variables and details: Tests/README.md, "alloccount".
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -7,26 +7,15 @@ import Glibc
 #endif
 
 /// Several "hosts" on one machine, for the multi-host tests (SPEC §12): a network namespace
-/// per host, each with a veth `eth0` whose other end is a port of one bridge that lives in a
-/// namespace of its own (the "switch"), so nothing touches the machine's own network.
+/// per host, each with a veth `eth0` on one bridge in a "switch" namespace of its own, so
+/// nothing touches the machine's own network. Host i (from 0) is 10.77.0.(i+1) and fd77::(i+1).
 ///
 ///     try await NetworkLab.with(hosts: 3) { lab in
 ///         let a = lab.hosts[0]                   // namespace, address, address6
 ///         try await lab.run(in: a, ["ip", "addr"])
 ///     }                                          // every namespace deleted, whatever happens
 ///
-/// Host i (from 0) is 10.77.0.(i+1)/24 and fd77::(i+1)/64 on its eth0, with a route for
-/// 224.0.0.0/4 on eth0 (as a LAN host's default route would give; NetJack2's discovery needs
-/// it) and lo up. IPv6 duplicate address detection is off so addresses work at once. The
-/// bridge does not snoop IGMP/MLD (it floods multicast to every port, as a switch without
-/// snooping does): without a querier on the segment a snooping bridge's behaviour depends on
-/// timing, and the tests are about paramd, not about the switch (docs/MULTIHOST.md covers
-/// snooping on a real LAN).
-///
-/// Namespace names are `pdt-<test pid>-<n>-<role>`, unique across parallel test runs; a run
-/// deletes the namespaces of test processes that no longer exist (a crashed run's leftovers).
-/// JACK servers started in a namespace still share /dev/shm and JACK2's registry of at most 8
-/// servers with the whole machine: their names must be private (JackServer's are).
+/// Routes, multicast snooping, namespace names, shared JACK state: Tests/README.md, "NetworkLab".
 final class NetworkLab: Sendable {
     struct Host: Sendable {
         let namespace: String

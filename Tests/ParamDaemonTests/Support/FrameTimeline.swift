@@ -5,36 +5,11 @@ import Testing
 /// the absolute JACK frame it belongs to. Cycles JACK ran without the recorder leave frames
 /// absent (a gap), instead of shifting everything after them.
 ///
-/// How JACK2 counts (jackd 1.9.21, dummy driver, measured with `jack_last_frame_time` in every
-/// callback of a chain of clients; the same code since 2012): at the start of each cycle the
-/// counter moves on by that cycle's own length, and nothing else moves it. Consecutive stamps
-/// therefore differ by the length of the later period, across a buffer-size change too (a
-/// 256-frame period, then a 1024-frame one stamped 1024 later). The frames of a period are taken
-/// as the `nframes` frames up to its stamp, `stamp − nframes ..< stamp`: periods then follow on
-/// from each other across buffer-size changes (`stamp ..< stamp + nframes` would leave a hole
-/// after a change up and count frames twice after a change down). The offset is the same for
-/// every period and cancels out of every comparison, which finds its animation's start on the
-/// same scale.
-///
-/// Where the stamps do not follow on, some samples cannot be placed for certain; they are set
-/// aside (counted, not compared):
-/// - A step longer than the period (a gap): the two periods after it. The step means cycles the
-///   recorder did not run in, or a callback that ran late and read the next cycle's stamp. paramd
-///   does the same arithmetic on its own readings and can tell the two apart only from the reading
-///   after (`Renderer.followJackFrame`, unit-tested in EngineTimingTests), so its output for the
-///   cycle after a real gap is rendered as if there were none. That cycle can be the second
-///   after the recorder's gap: when the recorder's read was late (paramd, before it in the
-///   graph, read on time) and JACK then ran the next cycle without either, the recorder's next
-///   step follows on while paramd's shows the gap (seen under a realtime load: the period after
-///   the recorder's gap one period behind by its stamp, the next one behind as well).
-/// - A step shorter than the period (an overlap): the periods from the last gap (if it is at most
-///   `lateRun` periods before) up to and including this one, else this one and the one before.
-///   A callback that runs after the next cycle has begun reads that cycle's stamp while its input
-///   may still hold an earlier cycle's samples; a later callback then reads a stamp again. Seen:
-///   steps of two periods then zero, the first period's samples one period older than its stamp;
-///   and, with the recorder two periods late, steps of three periods then zero, the samples of
-///   both periods older than their stamps (the second by one period).
-/// - Any period whose frames still collide with another's.
+/// A period's frames are the `nframes` frames up to its stamp, `stamp − nframes ..< stamp`, as
+/// JACK2 moves its counter on by each cycle's own length at the cycle's start. Where the stamps
+/// do not follow on (a gap, an overlap, frames that collide), the periods whose samples cannot be
+/// placed for certain are set aside: counted, not compared.
+/// How JACK counts and what is set aside, and why: Tests/README.md, "FrameTimeline".
 public struct FrameTimeline: Sendable {
     /// Consecutive frames held by consecutive samples.
     public struct Run: Sendable {

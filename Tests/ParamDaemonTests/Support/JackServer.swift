@@ -12,22 +12,12 @@ public struct JackServerError: Error, CustomStringConvertible {
 
 /// A private JACK server for one test or one suite: `jackd -n <unique> -R -d dummy -r RATE -p PERIOD`.
 ///
-///     try await JackServer.with(rate: 48000, period: 256) { server in
-///         let paramd = try ChildProcess(Binaries.paramd(), ["--server", server.name])
-///         …
-///     }                                   // always stopped, even when the body throws
+///     try await JackServer.with(rate: 48000, period: 256) { server in … }  // always stopped
+///     @Suite(.jackServer(rate: 48000, period: 256)) struct E2E { … }  // JackServer.current
 ///
-/// or, one server for a whole suite (the tests read it from `JackServer.current`):
-///
-///     @Suite(.jackServer(rate: 48000, period: 256)) struct EndToEndTests {
-///         @Test func x() async throws { let server = try JackServer.required() … }
-///     }
-///
-/// Names are `paramd-test-<pid>-<n>`. JACK2 allows 8 servers per machine, shared with everybody
-/// else, so at most `$PARAMD_TEST_MAX_SERVERS` (default 3) run at once per test process; `start`
-/// waits for a slot. A server is stopped with SIGTERM and waited for; SIGKILL (which leaks the
-/// slot) only after a long timeout, logged, followed by a clean start and stop of the same name
-/// to take the slot back.
+/// JACK2 allows 8 servers per machine and leaks the slot of a server killed with SIGKILL, so at
+/// most `$PARAMD_TEST_MAX_SERVERS` (default 3) run at once per test process and each is stopped
+/// with SIGTERM. Naming, slot reclaiming, jack_lsp quirks: Tests/README.md, "JackServer".
 public final class JackServer: Sendable, CustomStringConvertible {
     public let name: String
     public let sampleRate: Int

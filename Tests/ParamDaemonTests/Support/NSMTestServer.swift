@@ -6,22 +6,16 @@ import Synchronization
 import Glibc
 #endif
 
-/// The server side of the NSM protocol, played by the test. No NSM server is packaged in
-/// Debian 12 (neither new-session-manager's `nsmd` nor RaySession or Agordejo), so this is
-/// not nsmd: it was written from the published "New Session Manager – API" document (API
-/// 1.1.2, the same API as the original Non Session Manager's), sending what a server sends
-/// (`/reply "/nsm/server/announce" s:message s:name s:capabilities`, `/nsm/client/open s:path
-/// s:display_name s:client_id`, `/nsm/client/save`, `/nsm/client/session_is_loaded`) and
-/// receiving what a client sends, so the test can check its arguments. Like nsmd, it answers
-/// to the address the client's announce came from and takes later messages from there.
-///
-/// A UDP socket on 127.0.0.1 (ephemeral port), which is what `NSM_URL` names:
+/// The server side of the NSM protocol, played by the test (Debian 12 packages no NSM server),
+/// from the published NSM API 1.1.2 document: a UDP socket on 127.0.0.1 that `NSM_URL` names.
 ///
 ///     let nsm = try NSMTestServer()
 ///     environment["NSM_URL"] = nsm.url
 ///     let announce = try await nsm.expect("/nsm/server/announce")
 ///     try nsm.welcome()
 ///     try nsm.open(path: folder, clientID: "paramd.nTEST")
+///
+/// What it sends and receives, and how it follows nsmd: Tests/README.md, "NSMTestServer".
 final class NSMTestServer: Sendable {
     let socket: UDPSocket
     /// The port the client announced from (all its messages must come from there).
