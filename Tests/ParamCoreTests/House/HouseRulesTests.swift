@@ -39,12 +39,27 @@ import Testing
         #expect(Set(loose) == ["main.swift", "Daemon.swift"], "loose files: \(loose.sorted())")
     }
 
-    /// A run of `//` lines (a comment) longer than 15 lines says too much: the page goes in docs/.
-    @Test func noCommentInTheSourcesIsLongerThan15Lines() throws {
-        for path in Self.files(in: "Sources", suffix: ".swift") + Self.files(in: "Sources", suffix: ".h") {
-            var run = 0
+    /// A comment longer than 15 lines (a run of `//` lines, or a `/* */` block) says too much:
+    /// the page goes in docs/ (or Tests/README.md), and the comment points there.
+    @Test func noCommentInSourcesTestsOrBenchmarksIsLongerThan15Lines() throws {
+        var paths: [String] = []
+        for folder in ["Sources", "Tests", "Benchmarks/Sources", "Benchmarks/cfloor", "Fuzz"] {
+            for suffix in [".swift", ".h", ".c"] { paths += Self.files(in: folder, suffix: suffix) }
+        }
+        #expect(paths.count > 100)
+        for path in paths {
+            var run = 0, blockStart: Int? = nil
             for (number, line) in try Self.lines(path).enumerated() {
-                run = line.trimmingCharacters(in: .whitespaces).hasPrefix("//") ? run + 1 : 0
+                let text = line.trimmingCharacters(in: .whitespaces)
+                if blockStart == nil && text.hasPrefix("/*") { blockStart = number }
+                if let start = blockStart {
+                    if text.contains("*/") {
+                        #expect(number - start + 1 <= 15, "\(path):\(start + 1) opens a comment of \(number - start + 1) lines")
+                        blockStart = nil
+                    }
+                    continue
+                }
+                run = text.hasPrefix("//") ? run + 1 : 0
                 #expect(run <= 15, "\(path):\(number + 1) ends a comment of more than 15 lines")
                 if run > 15 { run = -10_000 }  // one report per comment
             }
