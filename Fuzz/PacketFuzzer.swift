@@ -37,7 +37,7 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
     }
 
     var controller = Controller(registry: registry)
-    var subscriptions = Subscriptions<Int>(maxSubscribers: 4, timeToLive: 10, registry: registry)
+    var subscriptions = Subscriptions<Int>(maxSubscribers: 4, timeToLiveSeconds: 10, registry: registry)
     var commands: [TimedCommand] = []
     var now = 0.0
     forEachMessage(packet) { message in
