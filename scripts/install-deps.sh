@@ -7,12 +7,14 @@
 # JACK (server, headers, tools), liblo (headers, oscsend/oscdump), pkg-config, and systemd (for
 # `systemd-analyze verify` of the user unit in the tests), iproute2 (`ip netns` for the
 # multi-host tests), gdb (the tests print a child's threads' stacks before they SIGKILL one that
-# hung). Checks Swift.
+# hung), pipewire, pipewire-jack and pipewire-bin (PipeWireTests run paramd on a private PipeWire
+# through its libjack and change its quantum with pw-metadata). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
 PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
-          libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver gdb)
+          libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver gdb
+          pipewire pipewire-jack pipewire-bin)
 MIN_SWIFT=6.1
 
 missing=()

@@ -41,16 +41,19 @@ public struct FrameClock: Sendable {
     public init() {}
 
     /// Realtime-safe. Feeds one cycle's measured start. `periodFrames` is this cycle's length
-    /// (a reading more than half of it from the prediction is not believed).
+    /// (a reading more than half of it from the prediction is not believed). `afterJump`: the
+    /// frame was just moved on or back to JACK's counter, which at PipeWire's quantum change
+    /// need not keep pace with its clock; the reading is believed as it is (a held anchor stays).
     @_noLocks
-    public mutating func observe(cycleStart: OSCTimeTag, frame: UInt64, sampleRate rate: Int, periodFrames: Int) {
+    public mutating func observe(cycleStart: OSCTimeTag, frame: UInt64, sampleRate rate: Int, periodFrames: Int,
+                                 afterJump: Bool = false) {
         guard isValid, rate == sampleRate else {
             reanchor(cycleStart, frame, rate)
             return
         }
         // Compared in 2⁻³² frames, as integers: no `.rodata` mask for a `magnitude` (Math).
         let jump = Self.deviationUnits(cycleStart, frame, from: lastTime, lastFrame, rate: rate)
-        if jump.magnitude >= UInt64(max(periodFrames, 1)) &<< 31 {  // half a period
+        if !afterJump && jump.magnitude >= UInt64(max(periodFrames, 1)) &<< 31 {  // half a period
             rejected &+= 1
             disagreements &+= 1
             if disagreements >= Self.patience { reanchor(cycleStart, frame, rate) }

@@ -1,5 +1,6 @@
-/// Following JACK's frame counter: when JACK ran cycles without this client (an overload),
-/// the renderer's clock moves on by the frames it missed, so animations keep time with JACK.
+/// Following JACK's frame counter: when JACK ran cycles without this client (an overload, or
+/// PipeWire's cycle at a quantum change), the renderer's clock moves on by the frames it
+/// missed, so animations keep time with JACK.
 extension Renderer {
     /// Realtime-safe. Moves the renderer's clock on by the frames JACK's counter has gone past
     /// without it, once a reading shows they were missed. JACK2 adds each cycle's length to
@@ -8,9 +9,12 @@ extension Renderer {
     /// noted, and skipped in the first cycle whose reading can be trusted: one that follows on
     /// (its step is this cycle's length) or one that steps back, less what the step back gives
     /// back. A step back larger than what waits takes back frames skipped wrongly (at most
-    /// those skipped since the readings began). docs/ARCHITECTURE.md has the measurements.
+    /// those skipped since the readings began). On a counter that steps by the earlier cycle's
+    /// length (`counterStepsByEarlierCycle`: PipeWire) that length is what a step is measured
+    /// against, so a quantum change's step is a skip like any other. docs/ARCHITECTURE.md.
     @_noLocks @inline(__always)
     mutating func followJackFrame(_ jackFrame: UInt32?, frames: Int) {
+        counterJumped = false
         guard let jackFrame else {
             // No reading this cycle: the next one has nothing to be compared with.
             lastJackFrame = nil
@@ -21,18 +25,24 @@ extension Renderer {
         if let last = lastJackFrame {
             // 32-bit wrap-around is fine: only the difference matters.
             let step = Int64(Int32(bitPattern: jackFrame &- last))
-            let followsOn = step == Int64(frames) || (frames != lastFrames && step == Int64(lastFrames))
-            if !followsOn { unconfirmedSkip &+= step &- Int64(frames) }
-            if followsOn || step < Int64(frames) {
+            // What the counter steps by when no cycle was missed.
+            let expected = Int64(counterStepsByEarlierCycle ? lastFrames : frames)
+            let followsOn = counterStepsByEarlierCycle
+                ? step == expected
+                : step == expected || (frames != lastFrames && step == Int64(lastFrames))
+            if !followsOn { unconfirmedSkip &+= step &- expected }
+            if followsOn || step < expected {
                 if unconfirmedSkip > 0 {
                     framePosition &+= UInt64(unconfirmedSkip)
                     skippedSinceReadingsBegan &+= unconfirmedSkip
                     counters.add(.skippedFrames, UInt64(unconfirmedSkip))
+                    counterJumped = counterStepsByEarlierCycle
                 } else if unconfirmedSkip < 0 && skippedSinceReadingsBegan > 0 {
                     let back = min(0 &- unconfirmedSkip, skippedSinceReadingsBegan)
                     framePosition &-= UInt64(back)
                     skippedSinceReadingsBegan &-= back
                     counters.add(.rewoundFrames, UInt64(back))
+                    counterJumped = counterStepsByEarlierCycle
                 }
                 unconfirmedSkip = 0
             }

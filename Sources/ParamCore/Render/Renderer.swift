@@ -52,6 +52,12 @@ public struct Renderer: @unchecked Sendable {
     /// Frames skipped since the readings began to be compared, less those taken back: the
     /// most a step back can take back (`followJackFrame`).
     @usableFromInline var skippedSinceReadingsBegan: Int64 = 0
+    /// True on a server whose frame counter moves on by the earlier cycle's length, not by the
+    /// cycle's own (JACK2's): PipeWire's JACK. Set before the client is activated.
+    public var counterStepsByEarlierCycle = false
+    /// This cycle's first frame was moved by a skip or a take-back on such a counter, whose
+    /// frames need not keep pace with its clock then: `FrameClock` takes this cycle's reading.
+    @usableFromInline var counterJumped = false
 
     public let commands: CommandQueue
     public let events: SPSCRing<Event>
@@ -209,7 +215,10 @@ public struct Renderer: @unchecked Sendable {
         followJackFrame(jackFrame, frames: frames)
         let start = framePosition
         let end = start &+ UInt64(frames)
-        if let cycle { clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames) }
+        if let cycle {
+            clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames,
+                          afterJump: counterJumped)
+        }
         // What waited and is due now goes first, then the new commands in arrival order.
         if framedCount | timedCount != 0 {
             resolveTimes(periodStart: start, periodEnd: end)

@@ -78,6 +78,7 @@ final class JackClient {
                                               controlWake: controlWake,
                                               cvPorts: blocks.cvPorts, cvBuffers: blocks.cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: blocks.midiLinks))
+        context.pointee.renderer.counterStepsByEarlierCycle = JackServerKind.library == .pipewire
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(jack.bufferSize, ordering: .relaxed)
 

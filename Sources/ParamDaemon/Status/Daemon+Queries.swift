@@ -53,6 +53,7 @@ extension Daemon {
         ] + clockStatusPairs() + midiStatusPairs + [
             ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiIn) ?? 0))),
             ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiOut) ?? 0))),
+            ("server", .string(JackServerKind.library.rawValue)),
         ]
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }

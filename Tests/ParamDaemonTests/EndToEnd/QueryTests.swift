@@ -20,11 +20,12 @@ struct QueryTests {
         #expect(Array(names.dropFirst(12)) == ["malformed", "dropped_commands", "dropped_events", "dropped_packets", "dropped_feedback",
                                                "clock_synced", "clock_error_us", "clock_jitter_us",
                                                "midi_received", "midi_started", "midi_feedback", "midi_dropped",
-                                               "midi_in_links", "midi_out_links"])
+                                               "midi_in_links", "midi_out_links", "server"])
         let s = status.statusPairs
         #expect(s["sample_rate"] == .int32(48000))
         #expect(s["buffer_size"] == .int32(256))
         #expect(s["jack"] == .string("connected"))
+        #expect(s["server"] == .string("jackd"), "jackd's libjack, not PipeWire's")
         #expect(s["animations"] == .int32(0))
         #expect(s["subscribers"] == .int32(0))
         #expect(s["dropped"] == .int32(0))
