@@ -84,9 +84,8 @@ struct ServerLossTests {
             try await recorder.record(seconds: 0.3)
             let recording = try await recorder.stop()
             try await feeder.stop()
-            let steady = recording.channels[0].suffix(4096)
-            #expect(steady.count == 4096 && steady.allSatisfy { $0 == Float(0.5 * 0.8) },
-                    "out_1 after the return: \(Set(steady).sorted().prefix(8))")
+            let steady = recording.tail(of: 0, frames: 4096, holds: Float(0.5 * 0.8))
+            #expect(steady.holds, "out_1 after the return: \(steady.detail)")
             let frequency = try await client.get("frequency")
             #expect(frequency?.value == 880 && frequency?.target == 880, "frequency sounds its target: \(String(describing: frequency))")
             pinger.cancel()

@@ -39,8 +39,8 @@ struct StateTests {
         let frequency = try await again.get("frequency")
         #expect(try await second.stop() == .exited(0))
 
-        let out = recording.channels[0].suffix(8192)
-        #expect(out.count == 8192 && out.allSatisfy { $0 == Float(0.5 * 0.6) }, "out_1 = volume · input · 1: \(Set(out).sorted().prefix(8))")
+        let out = recording.tail(of: 0, frames: 8192, holds: Float(0.5 * 0.6))
+        #expect(out.holds, "out_1 = volume · input · 1: \(out.detail)")
         #expect(frequency?.value == 660 && frequency?.target == 660)
     }
 
