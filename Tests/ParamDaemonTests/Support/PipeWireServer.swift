@@ -8,7 +8,8 @@ import Glibc
 /// A private PipeWire for one test: `pipewire -c` with minimal.conf less its ALSA adapters, so
 /// its Dummy-Driver drives the graph, in a runtime directory of its own (no desktop's PipeWire
 /// is touched). JACK clients reach it through PipeWire's libjack (`environment`: what pw-jack
-/// sets, and the runtime directory) under the server name `remoteName`.
+/// sets, and the runtime directory) under the server name `remoteName`. Tests/README.md,
+/// "PipeWireServer".
 final class PipeWireServer {
     let process: ChildProcess
     let runtimeDirectory: String
