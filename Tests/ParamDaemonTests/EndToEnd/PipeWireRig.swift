@@ -16,8 +16,10 @@ struct PipeWireRig {
     let feeder: Feeder
     let recorder: Recorder
 
-    /// `record` is the paramd port recorded (`out_1`, `cv_cutoff`, …).
-    static func start(_ label: String, quantum: Int = 256, config: String = "", record: String = "out_1") async throws -> PipeWireRig {
+    /// `record` is the paramd port recorded (`out_1`, `cv_cutoff`, …); `environment` is added
+    /// to paramd's (the allocation counter's LD_PRELOAD, say).
+    static func start(_ label: String, quantum: Int = 256, config: String = "", record: String = "out_1",
+                      environment: [String: String] = [:]) async throws -> PipeWireRig {
         let pipewire = try await PipeWireServer.start(quantum: quantum)
         do {
             let name = "paramd-\(label)"
@@ -26,7 +28,8 @@ struct PipeWireRig {
             try home.writeConfig(config)
             let paramd = try ChildProcess(try Binaries.paramd(),
                                           ["--server", PipeWireServer.remoteName, "--name", name, "--port", "\(port)", "--http-port", "0"],
-                                          environment: pipewire.environment.merging(home.environment) { $1 }, label: name)
+                                          environment: pipewire.environment.merging(home.environment) { $1 }.merging(environment) { $1 },
+                                          label: name)
             try await paramd.waitForLine(containing: "ready:", on: .stderr)
             let feeder = try await JackTool.feed(serverName: PipeWireServer.remoteName, name: "feeder-\(label)", connect: ["\(name):in_1"],
                                                  value: 1, environment: pipewire.environment)

@@ -42,11 +42,14 @@ extension PipeWireTests {
 
     /// One recording of the tags test: 48 bundles, each its own time tag 1000/48000 s after the
     /// one before, step the volume through `values`; the first half is sent, the quantum forced
-    /// from 256 to 1024, the second half sent, the quantum forced to 128; then, once the anchor
-    /// of those tags is no longer held (FrameClock, 0.1 s), a single tag sets `single`.
+    /// from 256 to 1024, the second half sent, the quantum forced to 128, then to 64, each at a
+    /// random point of a step (so its skip does not fall on the same step every time). Once the
+    /// anchor of those tags is no longer held (FrameClock, 0.1 s), a single tag sets `single`.
+    /// paramd runs under the allocation counter (`allocations`: its process callback's report).
     static func recordTags(_ values: [Float], spacing: Int, single: Float) async throws
-        -> (timeline: PipeWireTimeline, singleTag: OSCTimeTag, offsetNanos: Int64, lateSends: Int) {
-        let rig = try await PipeWireRig.start("pw-tags")
+        -> (timeline: PipeWireTimeline, singleTag: OSCTimeTag, offsetNanos: Int64, lateSends: Int, allocations: AllocationReport) {
+        let report = TestDirectory.file("alloc-pw-tags") + ".txt"
+        let rig = try await PipeWireRig.start("pw-tags", environment: try Binaries.allocShimEnvironment(report: report))
         let client = try OSCClient(port: rig.port)
         try await rig.recorder.record(seconds: 0.3)
         let first = Clocks.tag(inSeconds: 0.3)
@@ -59,34 +62,38 @@ extension PipeWireTests {
                 try client.send(.bundle(timeTag: tags[k], elements: [.message(OSCMessage("/volume", [.float32(values[k]), .float32(0)]))]))
             }
         }
+        func somewhereInAStep() -> Double { Double.random(in: 0..<(Double(spacing) / 48000)) }
         try send(0..<(values.count / 2))
-        try await rig.recorder.record(seconds: 0.45)  // about a fifth into the steps
+        try await rig.recorder.record(seconds: 0.45 + somewhereInAStep())  // about a fifth into the steps
         try await rig.pipewire.forceQuantum(1024)
         try send((values.count / 2)..<values.count)
-        try await rig.recorder.record(seconds: 0.25)
+        try await rig.recorder.record(seconds: 0.25 + somewhereInAStep())
         try await rig.pipewire.forceQuantum(128)
+        try await rig.recorder.record(seconds: 0.2 + somewhereInAStep())
+        try await rig.pipewire.forceQuantum(64)
         try await rig.recorder.record(seconds: 0.6)  // past the last step and the hold after it
         let singleTag = Clocks.tag(inSeconds: 0.2)
         try client.send(.bundle(timeTag: singleTag, elements: [.message(OSCMessage("/volume", [.float32(single), .float32(0)]))]))
         let offset = Self.realtimeMinusMonotonicNanos()
         try await rig.recorder.record(seconds: 0.4)
-        return (PipeWireTimeline(try await rig.finish()), singleTag, offset, lateSends)
+        let timeline = PipeWireTimeline(try await rig.finish())
+        return (timeline, singleTag, offset, lateSends, try AllocationReport.load(report))
     }
 
     /// Every two steps whose frames were recorded are exactly 1000 JACK frames apart, at least
     /// one pair across a quantum change, and every step recorded lies on one grid of 1000
-    /// frames, across both changes (a step whose frame JACK skipped, in the 1024 frames of the
+    /// frames, across every change (a step whose frame JACK skipped, in the 1024 frames of the
     /// first change, sounds late and is not compared). Then the single tag lands on the frame
     /// PipeWire's clock gives its time: within ½ frame, plus 2 µs for the two measurements of
     /// the system-to-JACK clock offset (paramd's and this test's), as MultiHostTests places tags
     /// on jackd. A recording with no pair across a change (a step in each change's skip) is
-    /// made again, at most three times.
+    /// made again, at most three times. paramd's process callback allocates nothing meanwhile.
     @Test func taggedBundlesAThousandFramesApartStartExactlyAThousandFramesApartAcrossQuantumChanges() async throws {
         let count = 48, spacing: Int64 = 1000
         let values = (1...count).map { Float($0) / 128 }
         let single: Float = 0.875
         for attempt in 1...3 {
-            let (timeline, singleTag, offset, lateSends) = try await Self.recordTags(values, spacing: Int(spacing), single: single)
+            let (timeline, singleTag, offset, lateSends, allocations) = try await Self.recordTags(values, spacing: Int(spacing), single: single)
             let frames = Self.steps(timeline, from: 1, through: values)
             var distances: [Int64] = [], across = 0
             for k in 1..<count {
@@ -102,12 +109,15 @@ extension PipeWireTests {
                           + "bundles sent under 20 ms before their time: \(lateSends); steps at "
                           + "\(frames.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")); \(timeline.description)")
             if across == 0 && attempt < 3 { continue }
-            #expect(lengths == [256, 1024, 128], "the quanta the recorder ran")
+            #expect(lengths == [256, 1024, 128, 64], "the quanta the recorder ran")
             #expect(lateSends == 0, "every bundle was sent well before its time")
             #expect(distances.count >= count - 5, "\(distances.count) of \(count - 1) pairs recorded")
             #expect(across >= 1, "a pair of steps lies across a quantum change")
             #expect(distances.allSatisfy { $0 == spacing }, "distances \(distances)")
             #expect(offGrid.isEmpty, "steps off the grid of the first: \(offGrid)")
+            // The skips and the held anchor through them, on PipeWire's process thread.
+            TestLog.write("PipeWire: allocations in paramd's process callback through the changes: \(allocations)")
+            #expect(allocations.processCalls > 300 && allocations.allocations == 0 && allocations.frees == 0, "\(allocations)")
 
             let last = frames.last ?? nil
             let landed = try #require(timeline.change(from: values[count - 1], to: single, after: last ?? Int64.min),
