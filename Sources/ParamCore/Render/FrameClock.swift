@@ -18,6 +18,10 @@ public struct FrameClock: Sendable {
     var lastTime: OSCTimeTag = 0
     /// Until this frame the anchor is held (a tag was placed within `holdSeconds` before).
     public private(set) var holdUntil: UInt64 = 0
+    /// How far JACK's clock lay from the held anchor at the counter's last jump, in 2⁻³² frames
+    /// (PipeWire's counter steps against its clock at a quantum change): what the hold limit is
+    /// measured from, so the jump itself does not give up a held anchor; 0 once it moves.
+    var heldJumpUnits: Int64 = 0
     /// How far, in frames, the anchor in force was from the last believed cycle's reading
     /// before that cycle was taken into account (positive: the anchor placed tags later than
     /// JACK's clock). Diagnostic.
@@ -43,7 +47,8 @@ public struct FrameClock: Sendable {
     /// Realtime-safe. Feeds one cycle's measured start. `periodFrames` is this cycle's length
     /// (a reading more than half of it from the prediction is not believed). `afterJump`: the
     /// frame was just moved on or back to JACK's counter, which at PipeWire's quantum change
-    /// need not keep pace with its clock; the reading is believed as it is (a held anchor stays).
+    /// need not keep pace with its clock; the reading is believed as it is, and a held anchor
+    /// stays through it (tags close in time keep their distances in JACK's frames).
     @_noLocks
     public mutating func observe(cycleStart: OSCTimeTag, frame: UInt64, sampleRate rate: Int, periodFrames: Int,
                                  afterJump: Bool = false) {
@@ -66,13 +71,16 @@ public struct FrameClock: Sendable {
         lastError = Double(error) / 4_294_967_296
         if frame < holdUntil {
             // A young anchor is kept whatever JACK's loop does meanwhile; an older one only
-            // while it stays within `holdLimit` of JACK's clock.
+            // while it drifts less than `holdLimit` from JACK's clock since the last jump.
+            if afterJump { heldJumpUnits = error }
             if frame &- anchorFrame < UInt64(Double(sampleRate) * Self.holdSeconds) { return }
-            guard error.magnitude > UInt64(Self.holdLimit * 4_294_967_296) else { return }
+            let drift = Int64(clamping: Int128(error) - Int128(heldJumpUnits))
+            guard drift.magnitude > UInt64(Self.holdLimit * 4_294_967_296) else { return }
             breaks &+= 1
         }
         anchorTime = cycleStart
         anchorFrame = frame
+        heldJumpUnits = 0
     }
 
     /// Realtime-safe. A tag was placed on `frame` with this anchor: hold it for `holdSeconds`.
@@ -92,6 +100,7 @@ public struct FrameClock: Sendable {
         isValid = rate > 0
         disagreements = 0
         lastError = 0
+        heldJumpUnits = 0
         reanchors &+= 1
     }
 

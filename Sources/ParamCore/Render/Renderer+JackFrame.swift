@@ -11,7 +11,9 @@ extension Renderer {
     /// back. A step back larger than what waits takes back frames skipped wrongly (at most
     /// those skipped since the readings began). On a counter that steps by the earlier cycle's
     /// length (`counterStepsByEarlierCycle`: PipeWire) that length is what a step is measured
-    /// against, so a quantum change's step is a skip like any other. docs/ARCHITECTURE.md.
+    /// against, so a quantum change's step is a skip like any other, taken in the cycle that
+    /// shows it: that cycle runs the new quantum, and its frames sound where JACK's counter puts
+    /// them. docs/ARCHITECTURE.md.
     @_noLocks @inline(__always)
     mutating func followJackFrame(_ jackFrame: UInt32?, frames: Int) {
         counterJumped = false
@@ -31,7 +33,9 @@ extension Renderer {
                 ? step == expected
                 : step == expected || (frames != lastFrames && step == Int64(lastFrames))
             if !followsOn { unconfirmedSkip &+= step &- expected }
-            if followsOn || step < expected {
+            // A step back later still takes back what a quantum change's step skipped wrongly.
+            let quantumChanged = counterStepsByEarlierCycle && frames != lastFrames
+            if followsOn || step < expected || quantumChanged {
                 if unconfirmedSkip > 0 {
                     framePosition &+= UInt64(unconfirmedSkip)
                     skippedSinceReadingsBegan &+= unconfirmedSkip

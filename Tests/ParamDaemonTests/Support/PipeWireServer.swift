@@ -8,10 +8,13 @@ import Glibc
 /// A private PipeWire for one test: `pipewire -c` with minimal.conf less its ALSA adapters, so
 /// its Dummy-Driver drives the graph, in a runtime directory of its own (no desktop's PipeWire
 /// is touched). JACK clients reach it through PipeWire's libjack (`environment`: what pw-jack
-/// sets, and the runtime directory) under the server name `remoteName`.
+/// sets, and the runtime directory) under the server name `remoteName`. Tests/README.md,
+/// "PipeWireServer".
 final class PipeWireServer {
     let process: ChildProcess
     let runtimeDirectory: String
+    /// The quantum it started at (`restarted` starts the next one at it).
+    let quantum: Int
     /// The JACK server name its clients open: PipeWire's remote (socket) name.
     static var remoteName: String { "pipewire-0" }
 
@@ -27,23 +30,26 @@ final class PipeWireServer {
          "LD_LIBRARY_PATH": Self.jackLibraryDirectory ?? ""]
     }
 
-    private init(process: ChildProcess, runtimeDirectory: String) {
+    private init(process: ChildProcess, runtimeDirectory: String, quantum: Int) {
         self.process = process
         self.runtimeDirectory = runtimeDirectory
+        self.quantum = quantum
     }
 
-    /// Starts one at `quantum` frames, 48 kHz, and waits until its socket takes clients.
-    static func start(quantum: Int = 256, timeout: Duration = .seconds(30)) async throws -> PipeWireServer {
+    /// Starts one at `quantum` frames, 48 kHz, and waits until its socket takes clients. In
+    /// `runtimeDirectory` if given (one that a stopped PipeWire used: its clients find it
+    /// again under the same socket), else in a new one.
+    static func start(quantum: Int = 256, runtimeDirectory: String? = nil, timeout: Duration = .seconds(30)) async throws -> PipeWireServer {
         guard jackLibraryDirectory != nil, FileManager.default.fileExists(atPath: "/usr/share/pipewire/minimal.conf") else {
             throw JackServerError(description: "PipeWire is not installed (pipewire pipewire-jack pipewire-bin: scripts/install-deps.sh)")
         }
-        let runtime = TestDirectory.file("pipewire-run")
+        let runtime = runtimeDirectory ?? TestDirectory.file("pipewire-run")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let config = runtime + ".conf"
         try dummyDriverConfig(quantum: quantum).write(toFile: config, atomically: true, encoding: .utf8)
         let process = try ChildProcess("/usr/bin/pipewire", ["-c", config],
                                        environment: ["XDG_RUNTIME_DIR": runtime, "PIPEWIRE_RUNTIME_DIR": runtime], label: "pipewire")
-        let server = PipeWireServer(process: process, runtimeDirectory: runtime)
+        let server = PipeWireServer(process: process, runtimeDirectory: runtime, quantum: quantum)
         let deadline = ContinuousClock.now + timeout
         while true {  // the socket appears once it listens; a settings query proves it answers
             if let status = process.exitStatus {
@@ -94,4 +100,9 @@ final class PipeWireServer {
     }
 
     func stop() async throws { _ = try await process.stop(signal: SIGTERM) }
+
+    /// A new PipeWire in this one's runtime directory, at its quantum (after `stop`).
+    func restarted() async throws -> PipeWireServer {
+        try await Self.start(quantum: quantum, runtimeDirectory: runtimeDirectory)
+    }
 }
