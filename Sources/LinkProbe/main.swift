@@ -38,7 +38,7 @@ func answer(_ line: Substring, link: OpaquePointer, state: OpaquePointer, quantu
             + " beat \(paramd_link_session_state_beat_at_time(state, now, quantum))"
             + " phase \(paramd_link_session_state_phase_at_time(state, now, quantum))"
     case ("tempo", 2):
-        guard let bpm = Double(words[1]), (20...999).contains(bpm) else { return "error the tempo must be 20…999 BPM" }
+        guard let bpm = words.last.flatMap({ Double($0) }), (20...999).contains(bpm) else { return "error the tempo must be 20…999 BPM" }
         paramd_link_capture_app_session_state(link, state)
         paramd_link_session_state_set_tempo(state, bpm, paramd_link_clock_micros(link))
         paramd_link_commit_app_session_state(link, state)
