@@ -27,6 +27,13 @@ func options(_ arguments: ArraySlice<String>) -> (tempo: Double, quantum: Double
     return result
 }
 
+/// `clock_gettime(clock)` in microseconds.
+func micros(_ clock: clockid_t) -> Int64 {
+    var time = timespec()
+    clock_gettime(clock, &time)
+    return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1_000
+}
+
 /// Control thread. One command from stdin: its reply line.
 func answer(_ line: Substring, link: OpaquePointer, state: OpaquePointer, quantum: Double) -> String {
     let words = line.split(separator: " ")
@@ -37,6 +44,12 @@ func answer(_ line: Substring, link: OpaquePointer, state: OpaquePointer, quantu
         return "status peers \(paramd_link_num_peers(link)) tempo \(paramd_link_session_state_tempo(state))"
             + " beat \(paramd_link_session_state_beat_at_time(state, now, quantum))"
             + " phase \(paramd_link_session_state_phase_at_time(state, now, quantum))"
+    case ("clocks", 1):
+        let before = micros(CLOCK_MONOTONIC)
+        let linkNow = paramd_link_clock_micros(link)
+        let raw = micros(CLOCK_MONOTONIC_RAW)
+        let after = micros(CLOCK_MONOTONIC)
+        return "clocks monotonic_before \(before) link \(linkNow) raw \(raw) monotonic_after \(after)"
     case ("tempo", 2):
         guard let bpm = words.last.flatMap({ Double($0) }), (20...999).contains(bpm) else { return "error the tempo must be 20…999 BPM" }
         paramd_link_capture_app_session_state(link, state)
@@ -44,7 +57,7 @@ func answer(_ line: Substring, link: OpaquePointer, state: OpaquePointer, quantu
         paramd_link_commit_app_session_state(link, state)
         return "ok tempo \(bpm)"
     default:
-        return "error unknown command '\(line)' (status, tempo BPM, quit)"
+        return "error unknown command '\(line)' (status, clocks, tempo BPM, quit)"
     }
 }
 

@@ -32,10 +32,19 @@ public struct Timeline: Equatable, Sendable, BitwiseCopyable {
     /// anything else is held to them, so the arithmetic never meets a tempo ≤ 0.
     @_noLocks
     public init(tempo: Double, beatsPerBar: Int, sampleRate: Double, originFrame: UInt64) {
+        self.init(tempo: tempo, beatsPerBar: beatsPerBar, sampleRate: sampleRate, beat: 0, atFrame: originFrame)
+    }
+
+    /// Realtime-safe. A timeline at `tempo` that is on `beat` at `frame`: another clock's
+    /// beat carried into JACK frames (Link's, captured for a period's first frame heard). A
+    /// beat that is not finite is taken as 0.
+    @_noLocks
+    public init(tempo: Double, beatsPerBar: Int, sampleRate: Double, beat: Double, atFrame frame: UInt64) {
         self.sampleRate = sampleRate > 0 && sampleRate.isFinite ? sampleRate : 48_000
         self.beatsPerBar = min(max(beatsPerBar, 1), Self.maximumBeatsPerBar)
         let held = Self.held(tempo)
-        current = TempoSegment(anchorFrame: originFrame, anchorBeat: 0, startTempo: held, endTempo: held, glideFrames: 0)
+        current = TempoSegment(anchorFrame: frame, anchorBeat: beat.isFinite ? beat : 0, startTempo: held,
+                               endTempo: held, glideFrames: 0)
         previous = current
     }
 

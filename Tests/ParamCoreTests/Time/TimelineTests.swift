@@ -187,3 +187,31 @@ struct TimelineTests {
         #expect(Self.timeline(origin: 24_000).beatInBar(at: 0) == 3)
     }
 }
+
+/// A timeline carried from another clock's beat (Link's, captured for one period): the grid
+/// counts from that clock's beat 0, not from the frame it was captured at.
+@Suite("A timeline can start on another clock's beat")
+struct TimelineFromAnotherBeatTests {
+    @Test func theGridFollowsTheBeatItWasGivenAtTheFrame() {
+        // Beat 6.25 at frame 10,000, 120 BPM, 48 kHz: bar line 8 is 1.75 beats (42,000 frames) on.
+        let timeline = Timeline(tempo: 120, beatsPerBar: 4, sampleRate: 48_000, beat: 6.25, atFrame: 10_000)
+        #expect(timeline.beat(at: 10_000) == 6.25)
+        #expect(timeline.nextGridFrame(atOrAfter: 10_000, gridBeats: 4) == 52_000)
+        #expect(timeline.nextGridFrame(atOrAfter: 10_000, gridBeats: 1) == 28_000)
+        #expect(timeline.beatInBar(at: 52_000) == 0)
+    }
+
+    @Test func aNegativeBeatCountsUpToTheBarLineAtZero() {
+        // Link's beat may start below 0 while it aligns to a session's phase.
+        let timeline = Timeline(tempo: 90, beatsPerBar: 4, sampleRate: 48_000, beat: -0.5, atFrame: 1_000)
+        // At 90 BPM a beat is 32,000 frames: beat 0 is 16,000 frames on.
+        #expect(timeline.nextGridFrame(atOrAfter: 1_000, gridBeats: 4) == 17_000)
+        #expect(timeline.nextGridFrame(atOrAfter: 17_001, gridBeats: 4) == 17_000 + 4 * 32_000)
+    }
+
+    @Test func aBeatThatIsNotFiniteIsTakenAsZero() {
+        let timeline = Timeline(tempo: 120, beatsPerBar: 4, sampleRate: 48_000, beat: .nan, atFrame: 500)
+        #expect(timeline.beat(at: 500) == 0)
+        #expect(timeline.nextGridFrame(atOrAfter: 501, gridBeats: 4) == 96_500)
+    }
+}

@@ -70,6 +70,33 @@ struct LinkPeerTests {
         }
     }
 
+    /// Link on Linux reads CLOCK_MONOTONIC_RAW, not CLOCK_MONOTONIC (which NTP slews): the
+    /// probe reads CLOCK_MONOTONIC, Link's clock, CLOCK_MONOTONIC_RAW and CLOCK_MONOTONIC in
+    /// that order. Link's reading is at most the raw one, and close to it; when the two system
+    /// clocks lie more than 2 ms apart here, it is that far from the monotonic one too.
+    @Test func linksClockIsMonotonicRawNotMonotonic() async throws {
+        let probe = try Binaries.path(of: "paramd-linkprobe")
+        try await NetworkLab.with(hosts: 1) { lab in
+            let input = try CommandPipe(label: "linkprobe")
+            let ours = try lab.spawn(in: lab.hosts[0], input.command([probe]), label: "linkprobe")
+            try await ours.waitForLine(exactly: "ready")
+            try input.send("clocks")
+            let line = try await ours.waitForLine(containing: "clocks monotonic_before")
+            let before = try #require(Self.field("monotonic_before", of: line))
+            let linkNow = try #require(Self.field("link", of: line))
+            let raw = try #require(Self.field("raw", of: line))
+            let after = try #require(Self.field("monotonic_after", of: line))
+            #expect(linkNow <= raw && raw - linkNow < 1_000, "\(line)")
+            let rawMinusMonotonic = raw - (before + after) / 2
+            TestLog.write("CLOCK_MONOTONIC_RAW − CLOCK_MONOTONIC here: \(rawMinusMonotonic) µs")
+            if abs(rawMinusMonotonic) > 2_000 {
+                #expect(abs(linkNow - (before + after) / 2) > 1_000, "\(line)")
+            }
+            try input.send("quit")
+            #expect(try await ours.waitForExit() == .exited(0))
+        }
+    }
+
     @Test func theProbeRefusesBadInputAndCarriesOn() async throws {
         let probe = try Binaries.path(of: "paramd-linkprobe")
         try await NetworkLab.with(hosts: 1) { lab in
