@@ -78,7 +78,7 @@ let package = Package(
             cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1", .when(platforms: [.linux]))],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("atomic")]),
         // A Link peer over stdin and stdout, for the tests that join a session (Tests/README.md).
-        .executableTarget(name: "LinkProbe", dependencies: ["CLinkBridge"]),
+        .executableTarget(name: "LinkProbe", dependencies: ["CLinkBridge", "ParamSystem", "CJack"]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
         .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "ParamSystem", "CLiblo"]),
     ],

@@ -70,6 +70,54 @@ struct LinkPeerTests {
         }
     }
 
+    /// The way paramd's renderer will hold Link: the probe's JACK process callback captures the
+    /// audio session state every period and commits a tempo asked for from it, under the
+    /// allocation counter (Tests/Support/alloccount.c), beside the aalink peer.
+    @Test func fromAJackProcessCallbackLinkFollowsAndLeadsAndAllocatesNothing() async throws {
+        let probe = try Binaries.path(of: "paramd-linkprobe")
+        let script = Binaries.packageRoot.appendingPathComponent("Tests/Support/link-peer.py").path
+        let report = TestDirectory.file("alloc-linkprobe") + ".txt"
+        try await NetworkLab.with(hosts: 2) { lab in
+            let server = try await JackServer.start(rate: 48_000, period: 256, namespace: lab.hosts[1].namespace)
+            do {
+                let peerInput = try CommandPipe(label: "link-peer")
+                let ourInput = try CommandPipe(label: "linkprobe")
+                let peer = try lab.spawn(in: lab.hosts[0], peerInput.command(["python3", script, "120"]), label: "link-peer")
+                let ours = try lab.spawn(in: lab.hosts[1], ourInput.command([probe, "--jack", server.name]),
+                                         environment: try Binaries.allocShimEnvironment(report: report), label: "linkprobe")
+                try await peer.waitForLine(exactly: "ready", timeout: .seconds(30))
+                try await ours.waitForLine(exactly: "ready")
+                try await ours.waitForLine(exactly: "peers 1", timeout: .seconds(20))
+
+                try peerInput.send("tempo 93")
+                try await ours.waitForLine(timeout: .seconds(10), describedAs: "tempo ≈ 93", where: Self.line("tempo", near: 93))
+                try ourInput.send("audio")
+                let heard = try await ours.waitForLine(containing: "audio periods")
+                #expect(abs((Self.field("tempo", of: heard) ?? 0) - 93) <= 0.01, "\(heard)")
+
+                try ourInput.send("tempo 140")  // committed by the process callback
+                try await peer.waitForLine(timeout: .seconds(10), describedAs: "tempo ≈ 140", where: Self.line("tempo", near: 140))
+                try ourInput.send("audio")
+                try await ours.waitForLine(describedAs: "an audio line at 140 BPM") { line in
+                    line.hasPrefix("audio periods") && abs((Self.field("tempo", of: String(line)) ?? 0) - 140) <= 0.01
+                }
+
+                try ourInput.send("quit")
+                #expect(try await ours.waitForExit() == .exited(0), "\(ours.outputSummary())")
+                let counted = try AllocationReport.load(report)
+                #expect(counted.processCalls >= 20, "\(counted)")
+                #expect(counted.allocations == 0 && counted.frees == 0, "\(counted)")
+                TestLog.write("paramd-linkprobe's JACK callback holding Link: \(counted)")
+                try peerInput.send("quit")
+                _ = try await peer.waitForExit(timeout: .seconds(20))
+            } catch {
+                try? await server.stop()
+                throw error
+            }
+            try await server.stop()
+        }
+    }
+
     /// Link on Linux reads CLOCK_MONOTONIC_RAW, not CLOCK_MONOTONIC (which NTP slews): the
     /// probe reads CLOCK_MONOTONIC, Link's clock, CLOCK_MONOTONIC_RAW and CLOCK_MONOTONIC in
     /// that order. Link's reading is at most the raw one, and close to it; when the two system
