@@ -95,7 +95,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         let now = layerCount > 0 ? sounding(atFrame: frame) : value
         var i = 0
         while i < layerCount {
-            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag)
+            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag, group: self.layer(i).pointee.group)
             i &+= 1
         }
         layerCount = 0
@@ -354,7 +354,7 @@ public struct AnimatedParameter: @unchecked Sendable {
                     j &+= 1
                 }
                 layerCount &-= 1
-                reporter.done(id, finished: true, value: value, tag: layer.tag)
+                reporter.done(id, finished: true, value: value, tag: layer.tag, group: layer.group)
             } else {
                 k &+= 1
             }

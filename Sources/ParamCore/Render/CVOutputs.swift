@@ -1,13 +1,23 @@
-/// The CV outputs (SPEC §8.1): each declared parameter's port, and the ports of the five.
+/// The CV outputs (SPEC §8.1): `morph`'s and each declared parameter's port, and the ports of
+/// the five.
 extension Renderer {
-    /// Realtime-safe. The declared parameters of one chunk, and every CV port: a declared
-    /// parameter that does not move and has no port costs a test of its layer count; one with
-    /// a port and at rest fills it with its value.
+    /// Realtime-safe. `morph` and the declared parameters of one chunk, and every CV port: a
+    /// parameter off the signal path that does not move and has no port costs a test of its
+    /// layer count; one with a port and at rest fills it with its value. `morph` goes first,
+    /// into a chunk of its own.
     @_noLocks
     mutating func renderDeclaredAndCV(first: UInt64, count: Int,
                                       cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int, rendered: RenderedParameters) {
         let shared = chunkScratch.declared
         let r = reporter
+        let m = ParameterID.morph.index
+        let morphPort = cv.flatMap { outputs[m].scale != 0 ? $0[m] : nil }
+        if params[m].layerCount == 0 {
+            if let morphPort { outputs[m].fill(morphPort + offset, value: params[m].value, count: count) }
+        } else {
+            _ = params[m].render(into: chunkScratch.morph, first: first, count: count, reporter: r)
+            if let morphPort { outputs[m].write(morphPort + offset, from: chunkScratch.morph, count: count) }
+        }
         var i = 0
         while i < declaredCount {
             let k = declared[i].index
@@ -23,7 +33,7 @@ extension Renderer {
         guard let cv else { return }
         // The five of the signal path, from their scratch, when they have a port.
         var b = 0
-        while b < ParameterID.builtInCount {
+        while b < ParameterID.signalPathCount {
             if outputs[b].scale != 0, let port = cv[b] {
                 if rendered.contains(RenderedParameters(slot: b)) {
                     outputs[b].write(port + offset, from: chunkScratch.chunk(b), count: count)

@@ -53,7 +53,7 @@ extension Renderer {
                 // The control side checks the room first; this is the last line of defence.
                 counters.add(.scheduleFull, 1)
                 let p = timed.parameter
-                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: timed))
+                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: timed), group: Self.group(of: timed))
                 if case .keyframes(_, let slot) = timed.payload { commands.release(slot) }
                 continue
             }
@@ -244,6 +244,8 @@ extension Renderer {
             declare(p, setup, atFrame: frame)
         case .undeclare(let p):
             undeclare(p, atFrame: frame)
+        case .bind, .unbind:
+            break
         }
     }
 
@@ -267,9 +269,10 @@ extension Renderer {
             removeScheduled(pick)
             switch cancelled.payload {
             case .animate, .keyframes:
-                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: cancelled))
+                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: cancelled),
+                              group: Self.group(of: cancelled))
                 if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
-            case .stop, .declare, .undeclare: break
+            case .stop, .declare, .undeclare, .bind, .unbind: break
             }
         }
     }
@@ -280,7 +283,14 @@ extension Renderer {
         switch command.payload {
         case .animate(_, let s): s.tag
         case .keyframes(_, let slot): commands.keyframes(slot).pointee.tag
-        case .stop, .declare, .undeclare: nil
+        case .stop, .declare, .undeclare, .bind, .unbind: nil
         }
+    }
+
+    /// Realtime-safe. The scene recall an animation command is a member of (0: none).
+    @_noLocks @inline(__always)
+    static func group(of command: QueuedCommand) -> UInt32 {
+        if case .animate(_, let s) = command.payload { return s.group }
+        return 0
     }
 }

@@ -1,4 +1,4 @@
-/// The signal path of SPEC §2 and the five animated parameters, rendered over raw buffers.
+/// The signal path of SPEC §2 and the animated parameters, rendered over raw buffers.
 ///
 /// Prepare-then-render: everything is allocated in `init` on the control thread; `render`
 /// touches only that memory. The audio thread owns this value exclusively (reach it through
@@ -70,7 +70,7 @@ public struct Renderer: @unchecked Sendable {
     public let counters: RenderCounters
     @usableFromInline let ownsCounters: Bool
     /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
-    /// path, and one that declared parameters take in turn (`ChunkScratch`).
+    /// path, one for `morph`, and one that declared parameters take in turn (`ChunkScratch`).
     @usableFromInline let scratch: UnsafeMutablePointer<Double>
     /// `restingSpan` frames of silence, read in place of an input port without a buffer.
     @usableFromInline let silence: UnsafeMutablePointer<Float>
@@ -272,11 +272,11 @@ public struct Renderer: @unchecked Sendable {
         finishPeriod(reportValues: reportValues)
     }
 
-    /// Realtime-safe. Whether any parameter, of the signal path or declared, has an animation
+    /// Realtime-safe. Whether any parameter (signal path, `morph` or declared) has an animation
     /// (only those go through scratch; one at rest is its value, CV ports included).
     @_noLocks @inline(__always)
     func anyMoving() -> Bool {
-        if signalPath.anyMoving { return true }
+        if signalPath.anyMoving || params[ParameterID.morph.index].layerCount != 0 { return true }
         var i = 0
         while i < declaredCount {
             if params[declared[i].index].layerCount != 0 { return true }

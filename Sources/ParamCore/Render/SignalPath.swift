@@ -34,20 +34,21 @@ struct SignalPathParameters {
 }
 
 /// The renderer's scratch chunks by name: `Renderer.chunkFrames` values for each of the five,
-/// then one that declared parameters take in turn.
+/// one for `morph` (bound parameters read it), then one that declared parameters take in turn.
 @usableFromInline
 struct ChunkScratch {
     @usableFromInline let base: UnsafeMutablePointer<Double>
 
     @inline(__always) init(_ base: UnsafeMutablePointer<Double>) { self.base = base }
 
-    /// The chunk of built-in slot `slot` (0…4), or the declared parameters' one (5).
+    /// The chunk of built-in slot `slot` (0…5), or the declared parameters' one (6).
     @inline(__always) func chunk(_ slot: Int) -> UnsafeMutablePointer<Double> { base + slot * Renderer.chunkFrames }
     @inline(__always) var volume: UnsafeMutablePointer<Double> { chunk(0) }
     @inline(__always) var tone: UnsafeMutablePointer<Double> { chunk(1) }
     @inline(__always) var frequency: UnsafeMutablePointer<Double> { chunk(2) }
     @inline(__always) var pan: UnsafeMutablePointer<Double> { chunk(3) }
     @inline(__always) var input: UnsafeMutablePointer<Double> { chunk(4) }
+    @inline(__always) var morph: UnsafeMutablePointer<Double> { chunk(ParameterID.morph.index) }
     @inline(__always) var declared: UnsafeMutablePointer<Double> { chunk(ParameterID.builtInCount) }
 }
 
@@ -125,7 +126,7 @@ extension Renderer {
             _ = signal.input.render(into: chunk.input, first: first, count: count, reporter: r)
             rendered.insert(.input)
         }
-        if declaredCount > 0 || cv != nil {
+        if declaredCount > 0 || cv != nil || params[ParameterID.morph.index].layerCount != 0 {
             renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset, rendered: rendered)
         }
         let left = in1 ?? UnsafePointer(silence), right = in2 ?? UnsafePointer(silence)
@@ -264,6 +265,7 @@ extension Renderer {
                                       cv: UnsafePointer<UnsafeMutablePointer<Float>?>?) -> Bool {
         let signal = signalPath
         guard fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2, signal.anyMoving,
+              params[ParameterID.morph.index].layerCount == 0,
               signal.tone.layerCount != 0 || signal.tone.value != 0,
               let volume = signal.volume.linearSpan(first: first, count: count),
               let tone = signal.tone.linearSpan(first: first, count: count),
