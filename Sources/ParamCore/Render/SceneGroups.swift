@@ -73,7 +73,7 @@ struct SharedCurves {
             } else if e.group == group && e.startFrame == animation.startFrame && e.evaluatedFrames < 0
                         && e.passFrames == animation.passFrames && e.totalFrames == animation.totalFrames
                         && e.autoreverses == animation.autoreverses && e.curve == animation.curve
-                        && Self.sameBits(e.state, animation.state) {
+                        && Self.sameState(e.state, animation.state) {
                 return k
             }
             k &+= 1
@@ -87,17 +87,15 @@ struct SharedCurves {
         return free
     }
 
-    /// Realtime-safe. Two curve states with the same bits.
+    /// Realtime-safe. Two curve states field by field, to the bit (their padding bytes are not
+    /// part of the value, and differ between copies).
     @_noLocks @inline(__always)
-    static func sameBits(_ a: CurveState, _ b: CurveState) -> Bool {
-        withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in
-            var i = 0
-            while i < x.count {
-                if x[i] != y[i] { return false }
-                i &+= 1
-            }
-            return true
-        } }
+    static func sameState(_ a: CurveState, _ b: CurveState) -> Bool {
+        a.t.bitPattern == b.t.bitPattern && a.slotA.bitPattern == b.slotA.bitPattern && a.slotB.bitPattern == b.slotB.bitPattern
+            && a.slotC.bitPattern == b.slotC.bitPattern && a.slotD.bitPattern == b.slotD.bitPattern && a.regime == b.regime
+            && a.slotE.bitPattern == b.slotE.bitPattern && a.stepSeconds.bitPattern == b.stepSeconds.bitPattern
+            && a.a.bitPattern == b.a.bitPattern && a.b.bitPattern == b.b.bitPattern && a.stepA.bitPattern == b.stepA.bitPattern
+            && a.stepB.bitPattern == b.stepB.bitPattern && a.stepsSinceExact == b.stepsSinceExact
     }
 
     /// Realtime-safe. The eased values of frames `first ..< first + frames` (all before the
