@@ -1,12 +1,15 @@
 /// A member of a scene recall (SPEC §13): its only layer's eased values come from the
 /// renderer's shared curve (`SharedCurves`), evaluated once per frame for every member; what is
 /// its own (from, to, domain, range) it applies here, with the operations of `renderOnlyLayer`,
-/// so it sounds what it would alone, to the bit.
+/// so it sounds what it would alone: to the bit in the linear domain, within 1 ulp of e^x in the
+/// log and dB domains (`ExpTable`).
 extension AnimatedParameter {
     /// Realtime-safe. Frames `0 ..< frames` of `out` from `eased` (NaN: the progress reached 1,
-    /// the layer's target sounds). One loop per domain, so nothing is switched on per frame.
+    /// the layer's target sounds). One loop per domain, so nothing is switched on per frame; the
+    /// log and dB domains decode with `exp` (within 1 ulp of `ValueDomain.decode`).
     @_noLocks @inline(__always)
-    mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, layer: Animation, frames: Int) {
+    mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, layer: Animation, frames: Int,
+                               exp: ExpTable) {
         let from = layer.fromEncoded, delta = layer.deltaEncoded, end = layer.target
         let base = target, low = minimum, high = maximum
         var i = 0
@@ -22,7 +25,7 @@ extension AnimatedParameter {
         case .log:
             while i < frames {
                 let e = eased[i]
-                let v = e.isNaN ? end : Math.exp(from + delta * e)
+                let v = e.isNaN ? end : exp.exp(from + delta * e)
                 let sum = base + (v - end)
                 out[i] = sum >= high ? high : (sum >= low ? sum : low)
                 i &+= 1
@@ -30,7 +33,7 @@ extension AnimatedParameter {
         case .db:
             while i < frames {
                 let e = eased[i]
-                let v = e.isNaN ? end : ValueDomain.db.decode(from + delta * e)
+                let v = e.isNaN ? end : exp.exp((from + delta * e) * ValueDomain.nepersPerDecibel)
                 let sum = base + (v - end)
                 out[i] = sum >= high ? high : (sum >= low ? sum : low)
                 i &+= 1

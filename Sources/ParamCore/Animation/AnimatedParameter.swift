@@ -229,7 +229,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         }
         if layer.sharedCurve >= 0, let shared,
            let eased = shared.eased(Int(layer.sharedCurve), group: layer.group, startFrame: layer.startFrame, first: first, frames: frames) {
-            renderMember(into: out, eased: eased, layer: layer, frames: frames)
+            renderMember(into: out, eased: eased, layer: layer, frames: frames, exp: shared.exp)
             return frames
         }
         while i < frames {

@@ -97,6 +97,7 @@ extension Renderer {
         // Field by field: the glide's animation, further on, stays out of the cache.
         let from = bindings[k].fromEncoded, delta = bindings[k].deltaEncoded
         let low = params[k].minimum, high = params[k].maximum
+        let exp = sharedCurves.exp
         // One loop per domain, so nothing is switched on per frame.
         switch bindings[k].domain {
         case .linear:
@@ -107,13 +108,13 @@ extension Renderer {
             }
         case .log:
             while i < count {
-                let v = Math.exp(from + delta * morphValues[i])
+                let v = exp.exp(from + delta * morphValues[i])
                 out[i] = v >= high ? high : (v >= low ? v : low)
                 i &+= 1
             }
         case .db:
             while i < count {
-                let v = ValueDomain.db.decode(from + delta * morphValues[i])
+                let v = exp.exp((from + delta * morphValues[i]) * ValueDomain.nepersPerDecibel)
                 out[i] = v >= high ? high : (v >= low ? v : low)
                 i &+= 1
             }

@@ -34,14 +34,17 @@ struct SharedCurves {
     /// `capacity` rows of `chunkFrames`: a curve's eased value per frame, NaN where the
     /// progress reaches 1 (the member sounds its target there, as a lone animation does).
     @usableFromInline let rows: UnsafeMutablePointer<Double>
+    /// e^x for the members in the log and dB domains (its table follows the rows).
+    @usableFromInline let exp: ExpTable
 
     /// Control thread.
     static func allocate() -> SharedCurves {
         let entries = Resident.allocate(SharedCurve.self, capacity: capacity, alignment: 64)
         entries.initialize(repeating: SharedCurve(), count: capacity)
-        let rows = Resident.allocate(Double.self, capacity: capacity * Renderer.chunkFrames, alignment: 64)
-        rows.initialize(repeating: 0, count: capacity * Renderer.chunkFrames)
-        return SharedCurves(entries: entries, rows: rows)
+        let rowCount = capacity * Renderer.chunkFrames
+        let rows = Resident.allocate(Double.self, capacity: rowCount + ExpTable.size, alignment: 64)
+        rows.initialize(repeating: 0, count: rowCount + ExpTable.size)
+        return SharedCurves(entries: entries, rows: rows, exp: ExpTable(filling: rows + rowCount))
     }
 
     /// Control thread, once.
