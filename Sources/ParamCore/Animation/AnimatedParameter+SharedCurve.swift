@@ -6,14 +6,14 @@
 extension AnimatedParameter {
     /// Realtime-safe. Frames `0 ..< frames` of `out` from `eased` (NaN: the progress reached 1,
     /// the layer's target sounds). One loop per domain, so nothing is switched on per frame; the
-    /// log and dB domains decode with `exp` (within 1 ulp of `ValueDomain.decode`).
+    /// log and dB domains decode with `exp` (within 1 ulp of `ValueDomain.decode`). The layer's
+    /// fields come one by one: the whole animation by value was a copy a chunk.
     @_noLocks @inline(__always)
-    mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, layer: Animation, frames: Int,
-                               exp: ExpTable) {
-        let from = layer.fromEncoded, delta = layer.deltaEncoded, end = layer.target
+    mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, from: Double, delta: Double,
+                               end: Double, domain: ValueDomain, frames: Int, exp: ExpTable) {
         let base = target, low = minimum, high = maximum
         var i = 0
-        switch layer.domain {
+        switch domain {
         case .linear:
             while i < frames {
                 let e = eased[i]

@@ -229,7 +229,8 @@ public struct AnimatedParameter: @unchecked Sendable {
         }
         if layer.sharedCurve >= 0, let shared,
            let eased = shared.eased(Int(layer.sharedCurve), group: layer.group, startFrame: layer.startFrame, first: first, frames: frames) {
-            renderMember(into: out, eased: eased, layer: layer, frames: frames, exp: shared.exp)
+            renderMember(into: out, eased: eased, from: layer.fromEncoded, delta: layer.deltaEncoded, end: layer.target,
+                         domain: layer.domain, frames: frames, exp: shared.exp)
             return frames
         }
         while i < frames {
