@@ -151,7 +151,7 @@ final class Publisher: @unchecked Sendable {
         switch event {
         case .value(let p, let v):
             table.valueChanged(p, v, now: now, into: &outbox)
-        case .done(let p, let finished, let v, let tag):
+        case .done(let p, let finished, let v, let tag, _):
             table.animationEnded(p, finished: finished, value: v, tag: tag, now: now, into: &outbox)
         }
     }
@@ -211,7 +211,7 @@ final class Publisher: @unchecked Sendable {
                     switch event {
                     case .value(let p, let v):
                         latest[Int(p.rawValue)] = v
-                    case .done(let p, _, let v, _):
+                    case .done(let p, _, let v, _, _):
                         // The end carries the exact final value; an older value must not follow it.
                         latest[Int(p.rawValue)] = nil
                         Self.publish(event, into: &table, now: now, outbox: &outbox)

@@ -1,0 +1,44 @@
+/// A member of a scene recall (SPEC §13): its only layer's eased values come from the
+/// renderer's shared curve (`SharedCurves`), evaluated once per frame for every member; what is
+/// its own (from, to, domain, range) it applies here, with the operations of `renderOnlyLayer`,
+/// so it sounds what it would alone: to the bit in the linear domain, within 1 ulp of e^x in the
+/// log and dB domains (`ExpTable`).
+extension AnimatedParameter {
+    /// Realtime-safe. Frames `0 ..< frames` of `out` from `eased` (NaN: the progress reached 1,
+    /// the layer's target sounds). One loop per domain, so nothing is switched on per frame; the
+    /// log and dB domains decode with `exp` (within 1 ulp of `ValueDomain.decode`). The layer's
+    /// fields come one by one: the whole animation by value was a copy a chunk.
+    @_noLocks @inline(__always)
+    mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, from: Double, delta: Double,
+                               end: Double, domain: ValueDomain, frames: Int, exp: ExpTable) {
+        let base = target, low = minimum, high = maximum
+        var i = 0
+        switch domain {
+        case .linear:
+            while i < frames {
+                let e = eased[i]
+                let v = e.isNaN ? end : from + delta * e
+                let sum = base + (v - end)
+                out[i] = sum >= high ? high : (sum >= low ? sum : low)
+                i &+= 1
+            }
+        case .log:
+            while i < frames {
+                let e = eased[i]
+                let v = e.isNaN ? end : exp.exp(from + delta * e)
+                let sum = base + (v - end)
+                out[i] = sum >= high ? high : (sum >= low ? sum : low)
+                i &+= 1
+            }
+        case .db:
+            while i < frames {
+                let e = eased[i]
+                let v = e.isNaN ? end : exp.exp((from + delta * e) * ValueDomain.nepersPerDecibel)
+                let sum = base + (v - end)
+                out[i] = sum >= high ? high : (sum >= low ? sum : low)
+                i &+= 1
+            }
+        }
+        if frames > 0 { value = out[frames &- 1] }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+@testable import ParamCore
+import Testing
+
+/// The inline e^x of recall members and bound parameters in the log and dB domains, against
+/// libm's `exp`.
+@Suite struct ExpTableTests {
+    @Test func withinOneUlpOfLibmOverEveryEncodedValue() {
+        let powers = UnsafeMutablePointer<Double>.allocate(capacity: ExpTable.size)
+        defer { powers.deallocate() }
+        let table = ExpTable(filling: powers)
+        var random = SplitMix64(seed: 25)
+        var points = (0..<400_000).map { _ in Double.random(in: -699...699, using: &random) }
+        // The log domain's range (its floor 1e-9 up to 1e9) densely, the dB domain's (±120 dB as
+        // e's power), the table's steps and the ends of the polynomial's interval.
+        points += stride(from: -21.0, through: 21.0, by: 1.0 / 4099).map { $0 }
+        points += (-2000...2000).map { Double($0) * Foundation.log(2) / 128 } + [0, -0.0, 1e-300, 699.9, -699.9]
+        var worst = 0.0, worstAt = 0.0
+        for x in points {
+            let reference = Foundation.exp(x)
+            let ulps = abs(table.exp(x) - reference) / reference.ulp
+            if ulps > worst { (worst, worstAt) = (ulps, x) }
+        }
+        print("[ExpTable] worst \(worst) ulp at \(worstAt) over \(points.count) points")
+        #expect(worst <= 1, "worst \(worst) ulp at \(worstAt)")
+        #expect(table.exp(800) == Foundation.exp(800) && table.exp(-800) == Foundation.exp(-800))
+    }
+}
