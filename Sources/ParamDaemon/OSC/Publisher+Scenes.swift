@@ -11,15 +11,25 @@ extension Publisher {
     var recallsPending: Bool { !sceneRecalls.withLock { $0.isEmpty } }
 
     /// Control thread. `recall`'s commands are about to be pushed; its end goes to `channel`.
+    /// Not inlined (nor `cancelRecalls`): the message path every packet runs stays small
+    /// (AudioPathLayoutTests), and a recall is rare.
+    @inline(never)
     func beginRecall(_ recall: SceneRecall, replyingTo channel: ReplyChannel) {
         sceneRecalls.withLock { $0.begin(recall, replyingTo: channel) }
         updateValuesWanted()
     }
 
-    /// Control thread. The recall's commands did not reach the audio thread.
-    func cancelRecall(group: UInt32) {
-        sceneRecalls.withLock { $0.cancel(group: group) }
-        updateValuesWanted()
+    /// Control thread. A packet's commands did not reach the audio thread: the recalls among
+    /// them (members carry their recall's group) will not end.
+    @inline(never)
+    func cancelRecalls(of commands: [TimedCommand]) {
+        var cancelled = false
+        for c in commands {
+            guard case .animate(_, let spec) = c.command, spec.group != 0 else { continue }
+            sceneRecalls.withLock { $0.cancel(group: spec.group) }
+            cancelled = true
+        }
+        if cancelled { updateValuesWanted() }
     }
 
     /// Publisher thread, inside the subscriptions' lock. A member of recall `group` ended: at
