@@ -24,6 +24,9 @@ public struct Animation: Sendable, BitwiseCopyable {
     public var tag: Int32?
     /// The scene recall it is a member of (`AnimationSpec.group`), echoed in its `done`; 0: none.
     public var group: UInt32 = 0
+    /// The renderer's shared curve this member reads its eased values from (`SharedCurves`);
+    /// -1: it evaluates its own.
+    @usableFromInline var sharedCurve: Int16 = -1
 
     /// Realtime-safe. Converts seconds to frames, rounded to the nearest frame.
     @inlinable static func frames(_ seconds: Double, sampleRate: Double) -> Int64 {

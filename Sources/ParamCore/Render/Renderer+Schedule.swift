@@ -222,6 +222,15 @@ extension Renderer {
         counters.add(.commands, 1)
         let rate = sampleRate
         let serial = entry.timed.serial
+        // A message for a bound parameter takes it from the morph first (SPEC §13); it then
+        // starts from what it sounds.
+        if boundCount > 0 {
+            switch entry.timed.payload {
+            case .bind: break
+            case .unbind(let p): unbind(p, report: true, serial: serial)
+            default: unbind(entry.timed.parameter, report: false, serial: serial)
+            }
+        }
         switch entry.timed.payload {
         case .animate(let p, let spec):
             if entry.local {
@@ -232,6 +241,7 @@ extension Renderer {
                 localTargets.insert(p.index)
             } else {
                 params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+                if spec.group != 0 { joinGroup(p, spec) }
             }
         case .keyframes(let p, let slot):
             params[p.index].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial,
@@ -244,8 +254,10 @@ extension Renderer {
             declare(p, setup, atFrame: frame)
         case .undeclare(let p):
             undeclare(p, atFrame: frame)
-        case .bind, .unbind:
-            break
+        case .bind(let p, let binding):
+            bind(p, binding, atFrame: frame, serial: serial)
+        case .unbind:
+            break  // unbound above, if it was bound
         }
     }
 
