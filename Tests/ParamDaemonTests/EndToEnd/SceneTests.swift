@@ -158,6 +158,29 @@ struct SceneTests {
         #expect(worst[0] < 1e-7 && worst[1] < 2e-5 && worst[2] < 1e-7, "\(worst)")
     }
 
+    @Test func aTimeTaggedStaggeredRecallKeepsItsWholeFrameOffsets() async throws {
+        let server = try JackServer.required()
+        let found = try await recordUntilCovered("a time-tagged staggered recall") {
+            let (paramd, _) = try await start(server, "paramd-tagstagger")
+            let recorder = try await record(server, "paramd-tagstagger")
+            try await recorder.record(seconds: 0.3)
+            let client = try OSCClient(port: paramd.port)
+            try client.send(.bundle(timeTag: Clocks.tag(inSeconds: 0.2), elements: [
+                .message(OSCMessage("/scene/recall", [.string("look"), .float32(0.2), .string("linear"), .string("stagger"), .float32(0.1)])),
+            ]))
+            try await recorder.record(seconds: 1.0)
+            let recording = try await recorder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        } measure: { (timeline: FrameTimeline) -> Coverage<[Int64]> in
+            guard let starts = Self.starts(timeline) else { return .tooLittle("a start fell in a gap") }
+            return .enough(starts)
+        }
+        guard let (starts, timeline) = found else { return }
+        TestLog.write("tagged, stagger 0.1: members start on frames \(starts) (offsets \(starts.map { $0 - starts[0] })); \(timeline.description)")
+        #expect(starts.map { $0 - starts[0] } == [0, 4800, 9600])
+    }
+
     @Test func sceneDoneSaysOneOrZeroWhenAMemberWasTakenOverAndPreviousUndoes() async throws {
         let server = try JackServer.required()
         let (paramd, _) = try await start(server, "paramd-done")
