@@ -55,7 +55,7 @@ public struct ParameterSpec: Sendable, Equatable {
     public static let reservedNames: Set<String> = [
         "stop", "status", "params", "ping", "note", "a4", "midi", "subscribe", "unsubscribe", "nsm",
         "get", "default", "keyframes", "done", "target", "db", "ui", "param", "error", "warning",
-        "pong", "subscribed", "reply", "osc", "oscquery", "host_info", "listen", "ignore",
+        "pong", "subscribed", "reply", "osc", "oscquery", "host_info", "listen", "ignore", "scene", "scenes",
     ]
 
     /// Whether `name` is `[a-z][a-z0-9_]{0,31}`.
