@@ -18,6 +18,9 @@ scenario here and judges what it writes:
              easeInOutCubic, caught half way (--screenshot).
   touch      a finger (WebDriver touch input): a tap on pan, a drag along volume, a swipe down
              across tone; the targets shown after each.
+  marker     with the page open, `oscsend … /frequency ffs 880 3 easeInOutCubic` (another
+             controller): when the page's frequency marker moved (a MutationObserver's
+             performance.now(), set on time.monotonic()), where it was drawn, and the thumb then.
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -272,6 +275,46 @@ def reconnect(driver, args):
     return {"lostText": lost, "backAfterSeconds": back_after, "back": back, "intermediate": sorted(seen), "final": final}
 
 
+MARKER_WATCH = """
+const s = document.getElementById('slider-' + arguments[0]);
+window.__marker = [];
+new MutationObserver(() => {
+  const r = s.getBoundingClientRect(), m = s.querySelector('.marker').getBoundingClientRect();
+  window.__marker.push({t: performance.now(), target: Number(s.dataset.target), value: Number(s.dataset.value),
+                        u: (m.left + m.width / 2 - r.left) / r.width,
+                        text: s.parentElement.querySelector('[data-role=target]').textContent});
+}).observe(s, {attributes: true, attributeFilter: ['data-target']});
+"""
+
+
+def marker(driver, args):
+    import subprocess
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    before = wait_live(driver, "frequency")
+    before["text"] = driver.execute_script(
+        "return document.querySelector('[data-param=frequency] [data-role=target]').textContent")
+    calibrations = []
+    for _ in range(20):
+        t0 = time.monotonic()
+        now = driver.execute_script("return performance.now()")
+        t1 = time.monotonic()
+        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
+    width, offset = min(calibrations)
+    driver.execute_script(MARKER_WATCH, "frequency")
+    sent = time.monotonic()
+    subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency", "ffs", "880", "3", "easeInOutCubic"], check=True)
+    deadline = time.monotonic() + 3
+    moved = None
+    while time.monotonic() < deadline and moved is None:
+        moved = next((m for m in driver.execute_script("return window.__marker") if m["target"] == 880), None)
+        time.sleep(0.005)
+    if moved is not None:
+        moved["seconds"] = moved["t"] / 1000 + offset - sent
+    param = next(p for p in driver.execute_script("return window.paramd.parameters()") if p["name"] == "frequency")
+    return {"before": before, "moved": moved, "calibrationError": width / 2, "parameter": param}
+
+
 def showcase(driver, args):
     """The README's picture (docs/images/control-page.png): a glide in progress."""
     set_viewport(driver, 900, args.height)
@@ -373,7 +416,7 @@ def curves(driver, args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves"))
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -382,12 +425,13 @@ def main():
     parser.add_argument("--expect", type=float, default=0.3)
     parser.add_argument("--follow", type=float, default=0.6)
     parser.add_argument("--height", type=int, default=1280)
+    parser.add_argument("--osc-port", type=int, default=9000)
     parser.add_argument("--reference", help="curves.csv (curve,progress,value), for `curves`")
     args = parser.parse_args()
     driver = browser(900, 1100)
     try:
         result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
-                  "curves": curves, "touch": touch}[args.scenario](driver, args)
+                  "curves": curves, "touch": touch, "marker": marker}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]

@@ -450,6 +450,7 @@ function buildSlider(p) {
   row.querySelector('.param-name').textContent = p.name;
   if (p.description) row.title = p.description;
   p.row = row;
+  p.inFlight = []; // targets sent and not yet heard back (adoptTarget)
   p.slider = row.querySelector('.slider');
   p.thumb = row.querySelector('.thumb');
   p.marker = row.querySelector('.marker');
@@ -522,7 +523,8 @@ function sendTarget(p, value) {
     if (motion.curve !== null) args.push({ type: 's', value: motion.curve });
   }
   if (!send(p.path, args)) return;
-  p.sent = (p.sent || 0) + 1;
+  p.inFlight.push(Math.fround(v));
+  if (p.inFlight.length > 64) p.inFlight.shift();
   showTarget(p, v);
   Plot.run(motion.duration ?? p.duration);
 }
@@ -530,8 +532,22 @@ function sendTarget(p, value) {
 function refreshTarget(p) {
   if (p.getPending) return;
   p.getPending = true;
-  p.sentAtGet = p.sent || 0;
   send(p.path + '/get', []);
+}
+
+// paramd's target, streamed over LISTEN whenever it changes (whoever changed it) and in answer
+// to /get. Targets this page sent come back in the order sent: while a later one is still on its
+// way, an earlier one's echo must not pull the marker back. A target this page did not send
+// (another controller, MIDI, a stop) moves the marker at once.
+function adoptTarget(p, t) {
+  const i = p.inFlight.indexOf(Math.fround(t));
+  if (i >= 0) {
+    p.inFlight.splice(0, i + 1);
+    if (p.inFlight.length > 0) return;
+  } else {
+    p.inFlight.length = 0;
+  }
+  showTarget(p, t);
 }
 
 // Pointer: mouse and pen press = a target at once; touch sends on release or once the finger
@@ -628,8 +644,7 @@ function handle(m) {
   }
   if (p && parts.length === 3 && parts[2] === 'target' && typeof arg === 'number') {
     p.getPending = false;
-    // A target this page sent after asking is newer than the answer.
-    if ((p.sent || 0) === p.sentAtGet) showTarget(p, arg);
+    adoptTarget(p, arg);
     return;
   }
   if (p && parts.length === 3 && parts[2] === 'done') {
@@ -639,8 +654,6 @@ function handle(m) {
     p.row.classList.add('settled');
     toast(finished ? 'done' : 'info', p.name,
       finished ? 'reached ' + formatValue(p, p.value) : 'interrupted at ' + formatValue(p, p.value), 'done-' + p.name);
-    // Someone else (another controller) may have set the target: ask.
-    refreshTarget(p);
     return;
   }
   if (m.address === '/warning' || m.address === '/error') {
@@ -648,7 +661,7 @@ function handle(m) {
     toast(kind, String(m.args[0] ?? ''), String(m.args[1] ?? ''), kind);
     // A refused or clamped target: show the one paramd has.
     const about = state.params.get(String(m.args[0] ?? '').split('/')[1]);
-    if (about) { about.getPending = false; refreshTarget(about); }
+    if (about) { about.inFlight.length = 0; about.getPending = false; refreshTarget(about); }
   }
 }
 
@@ -917,6 +930,7 @@ async function connect() {
     for (const p of state.params.values()) {
       ws.send(JSON.stringify({ COMMAND: 'LISTEN', DATA: p.path }));
       p.getPending = false;
+      p.inFlight.length = 0;
       refreshTarget(p);
     }
   };
