@@ -21,6 +21,12 @@ scenario here and judges what it writes:
   marker     with the page open, `oscsend … /frequency ffs 880 3 easeInOutCubic` (another
              controller): when the page's frequency marker moved (a MutationObserver's
              performance.now(), set on time.monotonic()), where it was drawn, and the thumb then.
+  scenes     the scene strip (SPEC §13): what paramd answered the page's /scene/list; a list
+             handed to the page as paramd's reply (/scene … /scene/list/end) and the strip drawn
+             from it; real clicks on scene buttons (the default action, then easeInOutCubic
+             over 3 s), a save through the field (a bad name, then a good one; the list handed
+             over again once paramd answered the page's new /scene/list), the morph pickers and
+             Release: every OSC message the page sent, and the notes shown.
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -315,6 +321,151 @@ def marker(driver, args):
     return {"before": before, "moved": moved, "calibrationError": width / 2, "parameter": param}
 
 
+# Before the page's own script: every WebSocket it opens is kept, and what it sends and
+# receives is recorded (binary frames: OSC packets), so a test reads exactly what went out.
+RECORD_SOCKETS = """
+window.__sent = []; window.__received = []; window.__sockets = [];
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = class extends NativeWebSocket {
+  constructor(...a) {
+    super(...a);
+    window.__sockets.push(this);
+    this.addEventListener('message', (e) => { if (e.data instanceof ArrayBuffer) window.__received.push(e.data); });
+  }
+  send(data) {
+    if (data instanceof ArrayBuffer) window.__sent.push(data);
+    return super.send(data);
+  }
+};
+"""
+
+DECODED = """
+const OSC = window.paramd.OSC;
+return window[arguments[0]].flatMap((d) => OSC.decode(d)).map((m) => [m.address, m.args]);
+"""
+
+# paramd's reply to /scene/list, as it would arrive on the page's socket.
+HAND_LIST = """
+const OSC = window.paramd.OSC, ws = window.__sockets[window.__sockets.length - 1];
+for (const [name, members] of arguments[0]) {
+  ws.dispatchEvent(new MessageEvent('message', {data: OSC.encode('/scene', [name, {type: 'i', value: members}])}));
+}
+ws.dispatchEvent(new MessageEvent('message', {data: OSC.encode('/scene/list/end', [])}));
+"""
+
+STRIP = """
+const strip = document.getElementById('scenes');
+return {hidden: strip.hidden, visible: strip.getBoundingClientRect().height > 0,
+        buttons: [...strip.querySelectorAll('#scene-buttons button')].map((b) => ({scene: b.dataset.scene, text: b.textContent})),
+        from: [...document.querySelectorAll('#morph-from option')].map((o) => o.value),
+        to: [...document.querySelectorAll('#morph-to option')].map((o) => o.value),
+        nameInvalid: document.getElementById('scene-name').classList.contains('invalid')};
+"""
+
+
+def scenes(driver, args):
+    from selenium.webdriver.support.ui import Select
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SOCKETS})
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    out = {}
+
+    def sent_since(n, address, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            sent = driver.execute_script(DECODED, "__sent")
+            if any(m[0] == address for m in sent[n:]):
+                return sent[n:]
+            time.sleep(0.02)
+        return driver.execute_script(DECODED, "__sent")[n:]
+
+    def count():
+        return len(driver.execute_script(DECODED, "__sent"))
+
+    def click(element):
+        left, top, width, height = driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
+        actions = ActionBuilder(driver)
+        actions.pointer_action.move_to_location(round(left + width / 2), round(top + height / 2))
+        actions.pointer_action.pointer_down()
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    def list_answers():
+        got = driver.execute_script(DECODED, "__received")
+        return [m for m in got if m[0] == "/scene/list/end" or (m[0] == "/error" and m[1][:1] == ["/scene/list"])]
+
+    def wait_list_answer(seen):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(list_answers()) <= seen:
+            time.sleep(0.02)
+        return list_answers()[seen:]
+
+    # The page asked for the list when it connected; paramd's answer to it.
+    out["listAnswer"] = wait_list_answer(0)
+    out["sentAtConnect"] = [m for m in driver.execute_script(DECODED, "__sent") if m[0].startswith("/scene")]
+    out["stripAfterAnswer"] = driver.execute_script(STRIP)
+    driver.execute_script(HAND_LIST, [["dark", 3], ["bright", 2], ["_previous", 5]])
+    out["strip"] = driver.execute_script(STRIP)
+
+    # Recall with the default action, then with easeInOutCubic over 3 s.
+    n = count()
+    click(driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=bright]"))
+    out["recallDefault"] = [m for m in sent_since(n, "/scene/recall") if m[0].startswith("/scene")]
+    driver.execute_script("""
+        const c = document.getElementById('curve'); c.value = 'easeInOutCubic'; c.dispatchEvent(new Event('change'));
+        const r = document.getElementById('duration'); r.value = '548'; r.dispatchEvent(new Event('input'));""")
+    out["duration"] = driver.execute_script("return document.getElementById('duration-text').textContent")
+    n = count()
+    click(driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=dark]"))
+    out["recall"] = [m for m in sent_since(n, "/scene/recall") if m[0].startswith("/scene")]
+    deadline = time.monotonic() + 5
+    notes = []
+    while time.monotonic() < deadline and not any(t["title"] == "/scene/recall" for t in notes):
+        notes = driver.execute_script(TOASTS)
+        time.sleep(0.02)
+    out["notesAfterRecall"] = notes
+    out["receivedAfterRecall"] = [m for m in driver.execute_script(DECODED, "__received") if m[0].startswith("/scene") or m[0] == "/error"]
+
+    # Save: a name paramd would refuse is caught in the page; a good one is sent, then the list asked for.
+    field = driver.find_element(By.ID, "scene-name")
+    n = count()
+    field.send_keys("Bad Name")
+    click(driver.find_element(By.ID, "scene-save"))
+    time.sleep(0.2)  # nothing must go out: the absence of a message is what is checked
+    out["badSave"] = {"sent": [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene")],
+                      "strip": driver.execute_script(STRIP)}
+    field.clear()
+    field.send_keys("look-1")
+    n, answered = count(), len(list_answers())
+    click(driver.find_element(By.ID, "scene-save"))
+    out["save"] = [m for m in sent_since(n, "/scene/list") if m[0].startswith("/scene")]
+    out["fieldAfterSave"] = field.get_attribute("value")
+    # paramd answers that /scene/list; then the list is handed over again as its reply.
+    out["listAnswerAfterSave"] = wait_list_answer(answered)
+    driver.execute_script(HAND_LIST, [["dark", 3], ["bright", 2], ["look-1", 5]])
+    out["stripAfterSave"] = driver.execute_script(STRIP)
+
+    # Morph: both pickers chosen sends /scene/morph; Release sends /scene/release.
+    n = count()
+    Select(driver.find_element(By.ID, "morph-from")).select_by_value("dark")
+    Select(driver.find_element(By.ID, "morph-to")).select_by_value("bright")
+    out["morph"] = [m for m in sent_since(n, "/scene/morph") if m[0].startswith("/scene")]
+    n = count()
+    click(driver.find_element(By.ID, "morph-release"))
+    out["release"] = [m for m in sent_since(n, "/scene/release") if m[0].startswith("/scene")]
+    out["pickersAfterRelease"] = driver.execute_script(
+        "return [document.getElementById('morph-from').value, document.getElementById('morph-to').value]")
+    if args.screenshot:
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.save_screenshot(args.screenshot)
+    set_viewport(driver, 375, 812)
+    time.sleep(0.3)  # the layout settles at the new width
+    out["narrow"] = driver.execute_script(OVERFLOW)
+    return out
+
+
 def showcase(driver, args):
     """The README's picture (docs/images/control-page.png): a glide in progress."""
     set_viewport(driver, 900, args.height)
@@ -416,7 +567,7 @@ def curves(driver, args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker"))
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -431,7 +582,7 @@ def main():
     driver = browser(900, 1100)
     try:
         result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
-                  "curves": curves, "touch": touch, "marker": marker}[args.scenario](driver, args)
+                  "curves": curves, "touch": touch, "marker": marker, "scenes": scenes}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
