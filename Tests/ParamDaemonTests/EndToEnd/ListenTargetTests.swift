@@ -34,4 +34,30 @@ struct ListenTargetTests {
         #expect(get.map { $0[0] as? String } == ["/frequency", "/frequency/target"])
         #expect((get.last?[1] as? [Double])?.first == frozen, "the last target streamed is paramd's: \(get)")
     }
+
+    /// A target set on the audio side, by a MIDI controller (cc 7 → volume), reaches LISTEN too.
+    @Test func aTargetSetByMIDIIsStreamed() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("ws-target-midi")
+        try home.writeConfig("""
+            [[midi]]
+            param = "volume"
+            cc = 7
+            channel = 1
+            """)
+        let (paramd, http) = try await OSCQueryEndToEndTests.start("paramd-ws-midi", server: server, environment: home.environment)
+        let listener = try ChildProcess("python3", ["\(OSCQueryEndToEndTests.scripts)/wsclient.py", "hold", "ws://127.0.0.1:\(http)/", "/volume", "3"],
+                                        label: "wsclient-hold")
+        try await listener.waitForLine(exactly: "listening", on: .stdout)
+        let sender = try await JackTool.midi(server: server, connect: ["paramd-ws-midi:midi_in"], send: [(10, 0, [0xB0, 7, 64])])
+        try await sender.waitUntilSent()
+        #expect(try await listener.waitForExit(timeout: .seconds(20)) == .exited(0), "\(listener.outputSummary())")
+        _ = try await sender.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        let last = listener.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        let heard = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])["while_idle"] as? [[Any]]
+        let targets = (heard ?? []).filter { $0[0] as? String == "/volume/target" }.compactMap { ($0[1] as? [Double])?.first }
+        TestLog.write("LISTEN /volume, cc 7 = 64: \((heard ?? []).filter { ($0[0] as? String) != "/volume" })")
+        #expect(targets.map(Float.init) == [Float(64.0 / 127)], "one /volume/target, the mapped value: \(heard ?? [])")
+    }
 }
