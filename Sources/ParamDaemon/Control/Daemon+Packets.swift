@@ -30,7 +30,9 @@ extension Daemon {
         let waitingBefore = audio.commands.count + Int(audio.counter(.scheduled))
         let saved: Controller? = audio.commands.hasRoom(for: bound, keyframes: messages)
             && waitingBefore + bound <= Renderer.scheduleCapacity ? nil : controller
-        handle(packet, start: .immediately, replyingTo: channel, into: &transaction)
+        controller.sampleRate = Double(jack.sampleRate)
+        var recalls: [UInt32] = []  // scene recalls begun with the publisher, by group
+        handle(packet, start: .immediately, replyingTo: channel, into: &transaction, recalls: &recalls)
         guard !transaction.isEmpty else { return }
         // A time tag is placed with the JACK-to-system clock offset: make it a fresh one.
         if transaction.contains(where: { $0.start != .immediately }) {
@@ -46,6 +48,7 @@ extension Daemon {
         let pushed = fits && transaction.withUnsafeBufferPointer { audio.commands.push(all: $0) }
         if !pushed {
             if let saved { controller = saved }  // always kept when this can happen
+            for group in recalls { publisher.cancelRecall(group: group) }
             dropped += transaction.count
             errors += 1
             let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
@@ -76,17 +79,19 @@ extension Daemon {
 
     /// A bundle's time tag applies to everything in it; a nested bundle's own tag (if not
     /// "immediately") applies within it (SPEC §4.6).
-    private func handle(_ packet: OSCPacket, start: StartTime, replyingTo channel: ReplyChannel, into transaction: inout [TimedCommand]) {
+    private func handle(_ packet: OSCPacket, start: StartTime, replyingTo channel: ReplyChannel,
+                        into transaction: inout [TimedCommand], recalls: inout [UInt32]) {
         switch packet {
         case .message(let message):
-            handle(message, start: start, replyingTo: channel, into: &transaction)
+            handle(message, start: start, replyingTo: channel, into: &transaction, recalls: &recalls)
         case .bundle(let tag, let elements):
             let inner: StartTime = tag == OSCTimeTag.immediately ? start : .at(tag)
-            for element in elements { handle(element, start: inner, replyingTo: channel, into: &transaction) }
+            for element in elements { handle(element, start: inner, replyingTo: channel, into: &transaction, recalls: &recalls) }
         }
     }
 
-    private func handle(_ message: OSCMessage, start: StartTime, replyingTo channel: ReplyChannel, into transaction: inout [TimedCommand]) {
+    private func handle(_ message: OSCMessage, start: StartTime, replyingTo channel: ReplyChannel,
+                        into transaction: inout [TimedCommand], recalls: inout [UInt32]) {
         guard let route = routes.route(for: message.address) else {
             refuse(message, "unknown address", replyingTo: channel)
             return
@@ -111,6 +116,11 @@ extension Daemon {
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
             if transaction.isEmpty { transaction = result.commands } else { transaction += result.commands }
+            // Followed before the commands reach the audio thread, so no member's end is missed.
+            for recall in result.recalls {
+                publisher.beginRecall(recall, replyingTo: channel)
+                recalls.append(recall.group)
+            }
         }
     }
 
