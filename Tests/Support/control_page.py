@@ -27,6 +27,11 @@ scenario here and judges what it writes:
              over 3 s), a save through the field (a bad name, then a good one; the list handed
              over again once paramd answered the page's new /scene/list), the morph pickers and
              Release: every OSC message the page sent, and the notes shown.
+  recall     against a paramd that has a scene --scene: the page's curve set to linear and its
+             duration to 1 s, a real click on that scene's button; what the page sent and when,
+             the thumbs and markers of the --watch parameters read by the page every 4 ms
+             (performance.now() set on JACK's clock), the notes; a screenshot half way through
+             the glide (--screenshot).
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -324,7 +329,7 @@ def marker(driver, args):
 # Before the page's own script: every WebSocket it opens is kept, and what it sends and
 # receives is recorded (binary frames: OSC packets), so a test reads exactly what went out.
 RECORD_SOCKETS = """
-window.__sent = []; window.__received = []; window.__sockets = [];
+window.__sent = []; window.__sentAt = []; window.__received = []; window.__sockets = [];
 const NativeWebSocket = window.WebSocket;
 window.WebSocket = class extends NativeWebSocket {
   constructor(...a) {
@@ -333,7 +338,7 @@ window.WebSocket = class extends NativeWebSocket {
     this.addEventListener('message', (e) => { if (e.data instanceof ArrayBuffer) window.__received.push(e.data); });
   }
   send(data) {
-    if (data instanceof ArrayBuffer) window.__sent.push(data);
+    if (data instanceof ArrayBuffer) { window.__sent.push(data); window.__sentAt.push(performance.now()); }
     return super.send(data);
   }
 };
@@ -466,6 +471,77 @@ def scenes(driver, args):
     return out
 
 
+SAMPLE_MANY = """
+const names = arguments[0];
+window.__samples = [];
+window.__sampler = setInterval(() => {
+  const row = {t: performance.now()};
+  for (const n of names) {
+    const s = document.getElementById('slider-' + n);
+    const r = s.getBoundingClientRect(), t = s.querySelector('.thumb').getBoundingClientRect();
+    row[n] = {u: (t.left + t.width / 2 - r.left) / r.width, value: Number(s.dataset.value), target: Number(s.dataset.target)};
+  }
+  window.__samples.push(row);
+}, 4);
+"""
+
+
+def recall(driver, args):
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SOCKETS})
+    set_viewport(driver, 900, args.height)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    names = args.watch.split(",")
+    button = None
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and button is None:
+        found = driver.find_elements(By.CSS_SELECTOR, f"#scene-buttons button[data-scene='{args.scene}']")
+        button = found[0] if found else None
+        time.sleep(0.02)
+    if button is None:
+        raise SystemExit(f"no button for scene {args.scene}: {driver.execute_script(STRIP)}")
+    driver.execute_script("""
+        const c = document.getElementById('curve'); c.value = 'linear'; c.dispatchEvent(new Event('change'));
+        const r = document.getElementById('duration'); r.value = '316'; r.dispatchEvent(new Event('input'));""")
+    calibrations = []
+    for _ in range(20):
+        t0 = jack_clock()
+        now = driver.execute_script("return performance.now()")
+        t1 = jack_clock()
+        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
+    width, offset = min(calibrations)
+    before = {n: driver.execute_script(READ_THUMB, n) for n in names}
+    driver.execute_script(SAMPLE_MANY, names)
+    n = len(driver.execute_script(DECODED, "__sent"))
+    left, top, w, h = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", button)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(left + w / 2), round(top + h / 2))
+    actions.pointer_action.pointer_down()
+    actions.pointer_action.pointer_up()
+    actions.perform()
+    time.sleep(args.read_seconds / 2)  # half way through the glide: the picture
+    if args.screenshot:
+        driver.save_screenshot(args.screenshot)
+    notes = []
+    deadline = time.monotonic() + args.read_seconds + 5
+    while time.monotonic() < deadline and not any(t["title"] == "scene " + args.scene for t in notes):
+        notes = driver.execute_script(TOASTS)
+        time.sleep(0.02)
+    samples = driver.execute_script("clearInterval(window.__sampler); return window.__samples")
+    # When the page sent the recall (WebDriver's click itself takes a while to arrive).
+    sent_at = driver.execute_script("""
+        const OSC = window.paramd.OSC;
+        const i = window.__sent.findIndex((d, k) => k >= arguments[0] && OSC.decode(d)[0].address === '/scene/recall');
+        return i < 0 ? null : window.__sentAt[i];""", n)
+    for row in samples:
+        row["t"] = row["t"] / 1000 + offset
+    return {"before": before, "sentAt": None if sent_at is None else sent_at / 1000 + offset,
+            "calibrationError": width / 2, "samples": samples,
+            "sent": [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene")],
+            "notes": notes, "after": {n: driver.execute_script(READ_THUMB, n) for n in names}}
+
+
 def showcase(driver, args):
     """The README's picture (docs/images/control-page.png): a glide in progress."""
     set_viewport(driver, 900, args.height)
@@ -567,7 +643,7 @@ def curves(driver, args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes"))
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes", "recall"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -577,12 +653,14 @@ def main():
     parser.add_argument("--follow", type=float, default=0.6)
     parser.add_argument("--height", type=int, default=1280)
     parser.add_argument("--osc-port", type=int, default=9000)
+    parser.add_argument("--scene", default="low", help="for `recall`: the scene to press")
+    parser.add_argument("--watch", default="volume", help="for `recall`: parameters whose thumbs are read")
     parser.add_argument("--reference", help="curves.csv (curve,progress,value), for `curves`")
     args = parser.parse_args()
     driver = browser(900, 1100)
     try:
         result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
-                  "curves": curves, "touch": touch, "marker": marker, "scenes": scenes}[args.scenario](driver, args)
+                  "curves": curves, "touch": touch, "marker": marker, "scenes": scenes, "recall": recall}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]

@@ -838,8 +838,8 @@ function setupMotionControls() {
 // Scenes (SPEC §13): a button per scene recalls it with the page's curve and duration; a field
 // saves the current targets as a scene; `morph` (a parameter like any other) crossfades between
 // two scenes picked here. The page learns the list by asking /scene/list (replies /scene s name
-// i members …, then /scene/list/end) when it connects and after each save. A paramd that
-// refuses /scene/list has no scenes: the strip stays hidden.
+// i members …, then /scene/list/end) when it connects and after each save; the strip shows
+// once the first list has come.
 
 const SCENE_NAME = /^[a-z0-9_-]{1,32}$/;
 const scenes = { names: [], members: new Map(), incoming: null, from: '', to: '' };
@@ -941,11 +941,6 @@ function handleScene(m) {
   if (m.address === '/scene/done') {
     const finished = m.args[1] === 1 || m.args[1] === true;
     toast(finished ? 'done' : 'info', 'scene ' + String(m.args[0]), finished ? 'recalled' : 'interrupted', 'scene-done');
-    return true;
-  }
-  if (m.address === '/error' && m.args[0] === '/scene/list') {
-    scenes.incoming = null;
-    $('scenes').hidden = true;
     return true;
   }
   return m.address.startsWith('/scene/'); // /scene/value and other answers the page does not show

@@ -3,8 +3,9 @@ import ParamCore
 import Testing
 
 /// The page's scene strip (SPEC §13's page point) in headless Chromium
-/// (Tests/Support/control_page.py, scenario `scenes`): the strip is drawn from paramd's
-/// `/scene/list` reply, and what each control sends is read off the page's WebSocket as OSC.
+/// (Tests/Support/control_page.py, scenarios `scenes` and `recall`): the strip is drawn from
+/// `/scene/list` replies, what each control sends is read off the page's WebSocket as OSC, and a
+/// press on a scene button recalls paramd's own scene, heard on JACK.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct ControlPageSceneTests {
     typealias Sent = [ControlPage.JSONScalar]
@@ -66,11 +67,9 @@ struct ControlPageSceneTests {
                       + "save \(r.save); morph \(r.morph); release \(r.release); notes \(r.notesAfterRecall.map { "\($0.title): \($0.text)" })")
 
         #expect(r.sentAtConnect.map(\.address) == ["/scene/list"], "the page asks for the list when it connects")
-        // paramd's own answer: a paramd without scenes refuses /scene/list, and the strip stays
-        // hidden; a list (even empty) shows it.
-        let refused = r.listAnswer.contains { $0.address == "/error" }
-        #expect(refused || r.listAnswer.contains { $0.address == "/scene/list/end" }, "paramd answered /scene/list: \(r.listAnswer)")
-        #expect(r.stripAfterAnswer.hidden == refused && r.stripAfterAnswer.visible == !refused, "\(r.stripAfterAnswer)")
+        // paramd's own answer, no scenes yet: the strip shows, with its note and no button.
+        #expect(r.listAnswer.map(\.description) == ["/scene/list/end"], "\(r.listAnswer)")
+        #expect(!r.stripAfterAnswer.hidden && r.stripAfterAnswer.visible && r.stripAfterAnswer.buttons.isEmpty, "\(r.stripAfterAnswer)")
         // The list handed over as paramd's reply: a button per scene, `_previous` as undo, the pickers.
         #expect(!r.strip.hidden && r.strip.visible)
         #expect(r.strip.buttons.map(\.scene) == ["dark", "bright", "_previous"])
@@ -81,8 +80,7 @@ struct ControlPageSceneTests {
         #expect(r.recallDefault.map(\.description) == ["/scene/recall bright"])
         #expect(r.duration == "3.00 s")
         #expect(r.recall.map(\.description) == ["/scene/recall dark 3.0 easeInOutCubic"])
-        // paramd's answer to that recall (a scene it does not have, or an address it does not
-        // know yet) shows as a note about /scene/recall.
+        // paramd does not have the scene handed over: its /error shows as a note about /scene/recall.
         #expect(r.notesAfterRecall.contains { $0.kind == "error" && $0.title == "/scene/recall" }, "\(r.notesAfterRecall)")
 
         #expect(r.badSave.sent.isEmpty && r.badSave.strip.nameInvalid, "a name paramd would refuse is not sent: \(r.badSave.sent)")
@@ -95,5 +93,81 @@ struct ControlPageSceneTests {
         #expect(r.pickersAfterRelease == ["", ""])
         #expect(r.narrow.scrollWidth <= r.narrow.clientWidth, "no horizontal scroll at 375 px: \(r.narrow)")
         #expect(r.console.isEmpty, "no errors in the browser console: \(r.console)")
+    }
+}
+
+/// Pressing a scene button recalls the scene (SPEC §13, against paramd's own scenes): a scene
+/// `low` (volume 0.2, frequency 880) saved over UDP, then volume 1 and frequency 440; with the
+/// page's curve on linear and its duration on 1 s, a real click on `low`. The recording of out_1
+/// (DC 1 into in_1) follows 1 → 0.2 along linear over 48,000 frames, the markers show the
+/// scene's targets at once, the thumbs glide, and `/scene/done` shows as a note.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct ControlPageRecallTests {
+    struct Thumb: Decodable { var u: Double; var value: Double; var target: Double }
+    struct Row: Decodable { var t: Double; var volume: Thumb; var frequency: Thumb }
+    struct Result: Decodable {
+        var sentAt: Double?
+        var calibrationError: Double
+        var samples: [Row]
+        var sent: [ControlPageSceneTests.Message]
+        var notes: [ControlPage.Note]
+        var console: [[String: ControlPage.JSONScalar]]
+    }
+
+    @Test func pressingASceneButtonRecallsItAlongThePagesCurve() async throws {
+        let server = try JackServer.required()
+        try ControlPage.requireBrowser()
+        let n = 48000
+        var page: Result? = nil
+        let found: ((start: Int64, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("scene recall from the page") {
+            let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-recall")
+            let feeder = try await JackTool.feed(server: server, name: "feeder-recall", connect: ["paramd-ui-recall:in_1"], value: 1)
+            let client = try OSCClient(port: paramd.oscPort)
+            for (values, save) in [([("volume", Float(0.2)), ("frequency", 880)], true), ([("volume", 1), ("frequency", 440)], false)] {
+                for (name, v) in values { try client.send("/\(name)", [.float32(v), .float32(0)]) }
+                for (name, v) in values {
+                    for _ in 0..<200 where try await client.get(name)?.value != v {}  // a jump rests from the next period
+                }
+                if save {
+                    try client.send("/scene/save", [.string("low")])
+                    try client.send("/scene/list")
+                    let list = await client.receive(until: "/scene/list/end") ?? []
+                    #expect(list.contains { $0.address == "/scene" && $0.arguments.first == .string("low") }, "saved: \(list)")
+                }
+            }
+            // Recorded from here on: the first change leaving 1 is the recall's.
+            let recorder = try await JackTool.record(server: server, name: "rec-recall", connect: ["paramd-ui-recall:out_1"], seconds: 60)
+            let out = TestDirectory.file("ui-recall") + ".json"
+            try await ControlPage.run("recall", url: paramd.url, out: out,
+                                      extra: ["--scene", "low", "--watch", "volume,frequency",
+                                              "--screenshot", try ControlPage.artifact("ui-scenes-recall.png")])
+            page = try JSONDecoder().decode(Result.self, from: Data(contentsOf: URL(fileURLWithPath: out)))
+            let recording = try await recorder.stop()
+            try await feeder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        } measure: { timeline in
+            guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no recall start (or it fell in a gap)") }
+            let s = change.last
+            let comparison = CurveComparison(timeline, start: s, frames: 0..<(n + 1000)) { k in
+                1 + (Double(Float(0.2)) - 1) * (k >= n ? 1 : Double(k) / Double(n))
+            }
+            guard comparison.coverage >= 0.9 else { return .tooLittle("the recall from frame \(s): \(comparison)") }
+            return .enough((start: s, comparison: comparison))
+        }
+        guard let ((s, comparison), _) = found, let page else { return }
+        TestLog.write("scene recall from the page: sent \(page.sent); out_1 from JACK frame \(s): \(comparison); notes \(page.notes.map { "\($0.title): \($0.text)" })")
+        #expect(page.sent.map(\.description) == ["/scene/recall low 1.0 linear"])
+        #expect(comparison.worst < 2e-5, "out_1 follows linear from 1 to 0.2 over 1 s: \(comparison)")
+        let sentAt = try #require(page.sentAt, "the page sent /scene/recall")
+        let after = page.samples.filter { $0.t >= sentAt }
+        let marked = after.first { Float($0.volume.target) == Float(0.2) && Float($0.frequency.target) == 880 }
+        TestLog.write(String(format: "scene recall from the page: both markers on the scene's targets %.1f ms after the page sent it", ((marked?.t ?? .nan) - sentAt) * 1000))
+        #expect(marked.map { $0.t - sentAt } ?? 1 <= 0.1, "both markers on the scene's targets within 100 ms of the recall")
+        let gliding = after.filter { $0.volume.value < 0.98 && $0.volume.value > 0.22 }
+        #expect(gliding.count >= 10, "the volume thumb passed through intermediate values: \(gliding.count) readings")
+        #expect(gliding.allSatisfy { $0.frequency.value > 441 && $0.frequency.value < 879 }, "frequency glided with it")
+        #expect(page.notes.contains { $0.kind == "done" && $0.title == "scene low" && $0.text == "recalled" }, "\(page.notes)")
+        #expect(page.console.isEmpty, "\(page.console)")
     }
 }

@@ -7,6 +7,9 @@ import Testing
 /// Its values are set beside paramd's `/get` replies over UDP.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct OSCQueryValueTests {
+    /// The built-in parameters (`morph` too) and the declared `cutoff`.
+    static let parameters = ["volume", "tone", "frequency", "pan", "input", "morph", "cutoff"]
+
     @Test func everyNodeWithAValueIsReadOnItsOwnAndAgreesWithGet() async throws {
         let server = try JackServer.required()
         let home = TestHome("oscquery-values")
@@ -22,10 +25,10 @@ struct OSCQueryValueTests {
         let client = try OSCClient(port: paramd.port)
         // Values away from their initial ones, resting (jumps), and a tuning of 432 Hz.
         try client.send("/a4", [.float32(432)])
-        let targets: [(String, Float)] = [("volume", 0.25), ("frequency", 523.25), ("cutoff", 2000), ("pan", -0.5)]
+        let targets: [(String, Float)] = [("volume", 0.25), ("frequency", 523.25), ("cutoff", 2000), ("pan", -0.5), ("morph", 0.75)]
         for (name, value) in targets { try client.send("/\(name)", [.float32(value), .float32(0)]) }
         var got: [String: (value: Float, target: Float)] = [:]
-        for name in ["volume", "tone", "frequency", "pan", "input", "cutoff"] {
+        for name in Self.parameters {
             // Each /get is a round trip; a jump rests from the next JACK period on.
             for _ in 0..<200 {
                 got[name] = try await client.get(name)
@@ -38,7 +41,7 @@ struct OSCQueryValueTests {
         let nodes = try #require(r["nodes"] as? [String: [String: Any]])
         TestLog.write("python-oscquery read \(nodes.count) nodes with a value: "
                       + nodes.keys.sorted().map { "\($0) \(nodes[$0]!["read_by"]!) \(nodes[$0]!["value"] ?? "?")" }.joined(separator: ", "))
-        #expect(Set(nodes.keys) == ["/volume", "/tone", "/frequency", "/pan", "/input", "/cutoff", "/volume/db", "/note", "/a4"])
+        #expect(Set(nodes.keys) == Set(Self.parameters.map { "/\($0)" } + ["/volume/db", "/note", "/a4"]))
         func value(_ path: String) -> Double? { (nodes[path]?["value"] as? [Double])?.first }
         for (path, node) in nodes {
             #expect(node["full_path"] as? String == path)
@@ -54,7 +57,7 @@ struct OSCQueryValueTests {
                 #expect(node["read_by"] as? String == "from_json")
             }
         }
-        for name in ["volume", "tone", "frequency", "pan", "input", "cutoff"] {
+        for name in Self.parameters {
             let g = try #require(got[name], "/\(name)/get answered")
             #expect(value("/\(name)").map(Float.init) == g.value, "/\(name): VALUE \(value("/\(name)") ?? .nan), /get \(g.value)")
         }
