@@ -32,6 +32,9 @@ scenario here and judges what it writes:
              the thumbs and markers of the --watch parameters read by the page every 4 ms
              (performance.now() set on JACK's clock), the notes; a screenshot half way through
              the glide (--screenshot).
+  morph      against a paramd with scenes `low` and `bright`: the pickers set to low → bright, a
+             real press at the middle of the morph track, then Release; what the page sent, and
+             the volume and frequency thumbs once each had settled.
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -542,6 +545,50 @@ def recall(driver, args):
             "notes": notes, "after": {n: driver.execute_script(READ_THUMB, n) for n in names}}
 
 
+def morph(driver, args):
+    from selenium.webdriver.support.ui import Select
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SOCKETS})
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "morph")
+
+    def settled(name, value, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        r = None
+        while time.monotonic() < deadline:
+            r = driver.execute_script(READ_THUMB, name)
+            if abs(r["value"] - value) <= 1e-4 * max(1, abs(value)):
+                break
+            time.sleep(0.02)
+        return r
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and len(driver.find_elements(By.CSS_SELECTOR, "#morph-to option[value=bright]")) == 0:
+        time.sleep(0.02)
+    n = len(driver.execute_script(DECODED, "__sent"))
+    Select(driver.find_element(By.ID, "morph-from")).select_by_value("low")
+    Select(driver.find_element(By.ID, "morph-to")).select_by_value("bright")
+    out = {"bound": {"volume": settled("volume", 0.2), "frequency": settled("frequency", 880)}}
+    slider = driver.find_element(By.ID, "slider-morph")
+    out["inStrip"] = driver.execute_script("return document.getElementById('morph-slot').contains(arguments[0])", slider)
+    left, top, width, height = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(left + 0.5 * width), round(top + height / 2))
+    actions.pointer_action.pointer_down()
+    actions.pointer_action.pointer_up()
+    actions.perform()
+    out["morph"] = settled("morph", 0.5)
+    out["half"] = {"volume": settled("volume", 0.4), "frequency": settled("frequency", 440)}
+    driver.find_element(By.ID, "morph-release").click()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not any(m[0] == "/scene/release" for m in driver.execute_script(DECODED, "__sent")[n:]):
+        time.sleep(0.02)
+    out["sent"] = [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene") or m[0] == "/morph"]
+    out["notes"] = driver.execute_script(TOASTS)
+    return out
+
+
 def showcase(driver, args):
     """The README's picture (docs/images/control-page.png): a glide in progress."""
     set_viewport(driver, 900, args.height)
@@ -643,7 +690,7 @@ def curves(driver, args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes", "recall"))
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes", "recall", "morph"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -660,7 +707,7 @@ def main():
     driver = browser(900, 1100)
     try:
         result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
-                  "curves": curves, "touch": touch, "marker": marker, "scenes": scenes, "recall": recall}[args.scenario](driver, args)
+                  "curves": curves, "touch": touch, "marker": marker, "scenes": scenes, "recall": recall, "morph": morph}[args.scenario](driver, args)
         logs = []
         try:
             logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]

@@ -126,7 +126,8 @@ struct ControlPageRecallTests {
             for (values, save) in [([("volume", Float(0.2)), ("frequency", 880)], true), ([("volume", 1), ("frequency", 440)], false)] {
                 for (name, v) in values { try client.send("/\(name)", [.float32(v), .float32(0)]) }
                 for (name, v) in values {
-                    for _ in 0..<200 where try await client.get(name)?.value != v {}  // a jump rests from the next period
+                    var asked = 0  // each /get is a round trip; a jump rests from the next period
+                    while try await client.get(name)?.value != v, asked < 200 { asked += 1 }
                 }
                 if save {
                     try client.send("/scene/save", [.string("low")])
@@ -169,5 +170,51 @@ struct ControlPageRecallTests {
         #expect(gliding.allSatisfy { $0.frequency.value > 441 && $0.frequency.value < 879 }, "frequency glided with it")
         #expect(page.notes.contains { $0.kind == "done" && $0.title == "scene low" && $0.text == "recalled" }, "\(page.notes)")
         #expect(page.console.isEmpty, "\(page.console)")
+    }
+
+    /// The morph pickers and slider: low (volume 0.2, frequency 880) → bright (0.6, 220). Once
+    /// bound, the members glide to low's values (morph 0); a press at the middle of the morph
+    /// track sends `/morph f 0.5`, and they settle half way in their own domains (volume 0.4,
+    /// frequency 440 Hz, the geometric mean); after Release they stay there.
+    @Test func theMorphPickersAndSliderCrossfadeTwoScenes() async throws {
+        let server = try JackServer.required()
+        try ControlPage.requireBrowser()
+        let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-morph")
+        let client = try OSCClient(port: paramd.oscPort)
+        for (values, scene) in [([("volume", Float(0.2)), ("frequency", 880)], "low"), ([("volume", 0.6), ("frequency", 220)], "bright"),
+                                ([("volume", 1), ("frequency", 440)], "")] {
+            for (name, v) in values { try client.send("/\(name)", [.float32(v), .float32(0)]) }
+            for (name, v) in values {
+                var asked = 0  // each /get is a round trip; a jump rests from the next period
+                while try await client.get(name)?.value != v, asked < 200 { asked += 1 }
+            }
+            if !scene.isEmpty { try client.send("/scene/save", [.string(scene)]) }
+        }
+        let out = TestDirectory.file("ui-morph") + ".json"
+        try await ControlPage.run("morph", url: paramd.url, out: out)
+        let volume = try await client.get("volume"), frequency = try await client.get("frequency")
+        #expect(try await paramd.stop() == .exited(0))
+
+        struct Pair: Decodable { var volume: Thumb; var frequency: Thumb }
+        struct Result: Decodable {
+            var bound: Pair
+            var inStrip: Bool
+            var morph: Thumb
+            var half: Pair
+            var sent: [ControlPageSceneTests.Message]
+            var console: [[String: ControlPage.JSONScalar]]
+        }
+        let r = try JSONDecoder().decode(Result.self, from: Data(contentsOf: URL(fileURLWithPath: out)))
+        TestLog.write("morph from the page: sent \(r.sent); bound \(r.bound.volume.value), \(r.bound.frequency.value) Hz; "
+                      + "at morph 0.5: \(r.half.volume.value), \(r.half.frequency.value) Hz; after release /get \(String(describing: volume)), \(String(describing: frequency))")
+        #expect(r.inStrip, "the morph slider sits in the scene strip")
+        #expect(r.sent.map(\.description) == ["/scene/morph low bright", "/morph 0.5", "/scene/release"])
+        #expect(Float(r.bound.volume.value) == 0.2 && Float(r.bound.frequency.value) == 880, "bound at morph 0: low's values")
+        #expect(r.morph.value == 0.5)
+        #expect(abs(r.half.volume.value - 0.4) < 1e-6 && abs(r.half.frequency.value - 440) < 1e-3, "half way in each domain: \(r.half)")
+        #expect(Float(r.half.volume.target) == Float(0.4) && abs(r.half.frequency.target - 440) < 1e-3, "the markers follow morph's target")
+        #expect(volume.map { abs(Double($0.value) - 0.4) < 1e-6 } == true && frequency.map { abs(Double($0.value) - 440) < 1e-3 } == true,
+                "released where they sounded: \(String(describing: volume)), \(String(describing: frequency))")
+        #expect(r.console.isEmpty, "\(r.console)")
     }
 }
