@@ -55,6 +55,8 @@ public struct OSCQueryNamespace: Sendable {
 
     public let root: Node
     public let registry: ParameterRegistry
+    /// The tuning `/note` converts with and `/a4` shows (the controller's; 440 until told).
+    public var a4: Double = 440
 
     /// The proposal's attributes paramd knows; a query for one a node lacks is 204 (no content),
     /// a query for any other name 404.
@@ -144,8 +146,9 @@ public struct OSCQueryNamespace: Sendable {
         case .animate(let p):
             pairs += parameterAttributes(p, state: state(p), description: description)
         case .note, .a4, .volumeDecibels:
-            // One number (and more, optional): writable, nothing to read.
+            // A parameter (or the tuning) in another unit: readable as such, and writable.
             pairs.append(("TYPE", .string("f")))
+            if let value = convertedValue(route.action, state: state) { pairs.append(("VALUE", .array([.float(Float(value))]))) }
             if route.action == .a4 {
                 pairs.append(("RANGE", .array([.object([("MIN", .double(Controller.a4Range.lowerBound)),
                                                         ("MAX", .double(Controller.a4Range.upperBound))])])))
@@ -154,7 +157,7 @@ public struct OSCQueryNamespace: Sendable {
                 pairs.append(("RANGE", .array([.object([("MAX", .double(0))])])))
                 pairs.append(("UNIT", .array([.string("dB")])))
             }
-            pairs.append(("ACCESS", .int(2)))
+            pairs.append(("ACCESS", .int(3)))
             pairs.append(("DESCRIPTION", .string(description)))
         default:
             // Actions and queries: no value; their arguments, if any, are in the description.
@@ -162,6 +165,23 @@ public struct OSCQueryNamespace: Sendable {
             pairs.append(("DESCRIPTION", .string(description)))
         }
         return pairs
+    }
+
+    /// The value of a node that writes a parameter in another unit, from what sounds (as a
+    /// parameter's own `VALUE`): `/volume/db` the volume in dB (−∞, JSON null, for silence),
+    /// `/note` the frequency as a MIDI note number at `a4`, `/a4` the tuning. nil otherwise.
+    public func convertedValue(_ action: RouteAction, state: (ParameterID) -> ParameterState) -> Double? {
+        switch action {
+        case .volumeDecibels:
+            let gain = state(.volume).value
+            return gain > 0 ? 20 * Math.log10(gain) : -.infinity
+        case .note:
+            return 69 + 12 * Math.log(state(.frequency).value / a4) / Math.log(2)
+        case .a4:
+            return a4
+        default:
+            return nil
+        }
     }
 
     /// A parameter's node: the proposal's attributes, then paramd's.

@@ -101,6 +101,8 @@ extension Daemon {
         updateStatus(now: now)
         wakeups.sample(now: now, excluding: jack.jackThreadIDs)
         JackMessages.drain()
+        // Whatever this wake changed (a packet, MIDI, a reload, a stop), LISTEN hears the new targets.
+        publisher.announceTargets(controller.targets, registry: controller.registry)
     }
 
     /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the

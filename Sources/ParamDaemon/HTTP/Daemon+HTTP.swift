@@ -8,7 +8,8 @@ extension Daemon {
     /// `GET path[?query]`: the namespace with the values sounding now (HTTP/HTTPHandler.swift
     /// sends it).
     func oscQueryResponse(path: String, query: String?) -> OSCQueryNamespace.Response {
-        let namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)
+        var namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)
+        namespace.a4 = controller.a4
         let audio = self.audio, controller = self.controller
         let info = OSCQueryNamespace.HostInfo(name: jack.name, oscPort: settings.port)
         return namespace.respond(path: path, query: query, hostInfo: info) { p in

@@ -47,7 +47,9 @@ final class Publisher: @unchecked Sendable {
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
     /// The WebSocket connections that `LISTEN` (SPEC §9), by number: each gets every message on
     /// its own, never bundled.
-    private let streams = Locked<[UInt64: StreamSink]>([:])
+    let streams = Locked<[UInt64: StreamSink]>([:])
+    /// The targets last announced to them, per slot (Publisher+Targets.swift). Control thread only.
+    var announcedTargets = [Double](repeating: .nan, count: ParameterRegistry.capacity)
     /// Audio thread → publisher.
     let wake: FeedbackWake
     /// Control thread → publisher: stop, or look at the subscriptions again.

@@ -450,6 +450,7 @@ function buildSlider(p) {
   row.querySelector('.param-name').textContent = p.name;
   if (p.description) row.title = p.description;
   p.row = row;
+  p.inFlight = []; // targets sent and not yet heard back (adoptTarget)
   p.slider = row.querySelector('.slider');
   p.thumb = row.querySelector('.thumb');
   p.marker = row.querySelector('.marker');
@@ -522,7 +523,8 @@ function sendTarget(p, value) {
     if (motion.curve !== null) args.push({ type: 's', value: motion.curve });
   }
   if (!send(p.path, args)) return;
-  p.sent = (p.sent || 0) + 1;
+  p.inFlight.push(Math.fround(v));
+  if (p.inFlight.length > 64) p.inFlight.shift();
   showTarget(p, v);
   Plot.run(motion.duration ?? p.duration);
 }
@@ -530,8 +532,22 @@ function sendTarget(p, value) {
 function refreshTarget(p) {
   if (p.getPending) return;
   p.getPending = true;
-  p.sentAtGet = p.sent || 0;
   send(p.path + '/get', []);
+}
+
+// paramd's target, streamed over LISTEN whenever it changes (whoever changed it) and in answer
+// to /get. Targets this page sent come back in the order sent: while a later one is still on its
+// way, an earlier one's echo must not pull the marker back. A target this page did not send
+// (another controller, MIDI, a stop) moves the marker at once.
+function adoptTarget(p, t) {
+  const i = p.inFlight.indexOf(Math.fround(t));
+  if (i >= 0) {
+    p.inFlight.splice(0, i + 1);
+    if (p.inFlight.length > 0) return;
+  } else {
+    p.inFlight.length = 0;
+  }
+  showTarget(p, t);
 }
 
 // Pointer: mouse and pen press = a target at once; touch sends on release or once the finger
@@ -618,6 +634,7 @@ function receive(data) {
 }
 
 function handle(m) {
+  if (handleScene(m)) return;
   const parts = m.address.split('/');
   const p = state.params.get(parts[1]);
   const arg = m.args[0];
@@ -628,8 +645,7 @@ function handle(m) {
   }
   if (p && parts.length === 3 && parts[2] === 'target' && typeof arg === 'number') {
     p.getPending = false;
-    // A target this page sent after asking is newer than the answer.
-    if ((p.sent || 0) === p.sentAtGet) showTarget(p, arg);
+    adoptTarget(p, arg);
     return;
   }
   if (p && parts.length === 3 && parts[2] === 'done') {
@@ -639,8 +655,6 @@ function handle(m) {
     p.row.classList.add('settled');
     toast(finished ? 'done' : 'info', p.name,
       finished ? 'reached ' + formatValue(p, p.value) : 'interrupted at ' + formatValue(p, p.value), 'done-' + p.name);
-    // Someone else (another controller) may have set the target: ask.
-    refreshTarget(p);
     return;
   }
   if (m.address === '/warning' || m.address === '/error') {
@@ -648,7 +662,7 @@ function handle(m) {
     toast(kind, String(m.args[0] ?? ''), String(m.args[1] ?? ''), kind);
     // A refused or clamped target: show the one paramd has.
     const about = state.params.get(String(m.args[0] ?? '').split('/')[1]);
-    if (about) { about.getPending = false; refreshTarget(about); }
+    if (about) { about.inFlight.length = 0; about.getPending = false; refreshTarget(about); }
   }
 }
 
@@ -821,6 +835,126 @@ function setupMotionControls() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Scenes (SPEC §13): a button per scene recalls it with the page's curve and duration; a field
+// saves the current targets as a scene; `morph` (a parameter like any other) crossfades between
+// two scenes picked here. The page learns the list by asking /scene/list (replies /scene s name
+// i members …, then /scene/list/end) when it connects and after each save; the strip shows
+// once the first list has come.
+
+const SCENE_NAME = /^[a-z0-9_-]{1,32}$/;
+const scenes = { names: [], members: new Map(), incoming: null, from: '', to: '' };
+
+function askScenes() {
+  scenes.incoming = scenes.incoming || [];
+  send('/scene/list', []);
+}
+
+function recallScene(name) {
+  const args = [{ type: 's', value: name }];
+  // A scene's own default duration is not known to the page: with a curve chosen and the
+  // duration on "default", the recall takes 1 s, the default scene action's duration.
+  if (motion.duration !== null || motion.curve !== null) args.push({ type: 'f', value: motion.duration ?? 1 });
+  if (motion.curve !== null) args.push({ type: 's', value: motion.curve });
+  if (send('/scene/recall', args)) Plot.run(motion.duration ?? 1);
+}
+
+function saveScene() {
+  const field = $('scene-name');
+  const name = field.value.trim();
+  if (!SCENE_NAME.test(name)) {
+    field.classList.add('invalid');
+    toast('error', 'scene name', 'a–z, 0–9, _ and -, 1 to 32 characters', 'scene-name');
+    return;
+  }
+  field.classList.remove('invalid');
+  if (!send('/scene/save', [{ type: 's', value: name }])) return;
+  field.value = '';
+  askScenes();
+}
+
+function pickMorph() {
+  scenes.from = $('morph-from').value;
+  scenes.to = $('morph-to').value;
+  if (scenes.from && scenes.to && scenes.from !== scenes.to) {
+    send('/scene/morph', [{ type: 's', value: scenes.from }, { type: 's', value: scenes.to }]);
+  }
+}
+
+function releaseMorph() {
+  send('/scene/release', []);
+  scenes.from = scenes.to = '';
+  $('morph-from').value = $('morph-to').value = '';
+}
+
+function showScenes() {
+  $('scenes').hidden = false;
+  const box = $('scene-buttons');
+  const buttons = scenes.names.map((name) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'scene';
+    b.dataset.scene = name;
+    const count = scenes.members.get(name);
+    b.innerHTML = '<span class="scene-name"></span><span class="scene-count"></span>';
+    b.querySelector('.scene-name').textContent = name === '_previous' ? 'undo' : name;
+    b.querySelector('.scene-count').textContent = String(count);
+    b.title = `recall ${name} (${count} parameter${count === 1 ? '' : 's'}) with the chosen curve and duration`;
+    b.addEventListener('click', () => recallScene(name));
+    return b;
+  });
+  if (buttons.length === 0) {
+    const empty = document.createElement('span');
+    empty.className = 'scene-empty';
+    empty.textContent = 'No scenes yet: name the current targets and save them.';
+    buttons.push(empty);
+  }
+  box.replaceChildren(...buttons);
+  for (const id of ['morph-from', 'morph-to']) {
+    const select = $(id);
+    const keep = id === 'morph-from' ? scenes.from : scenes.to;
+    const options = [['', id === 'morph-from' ? 'from…' : 'to…'], ...scenes.names.filter((n) => n !== '_previous').map((n) => [n, n])];
+    select.replaceChildren(...options.map(([value, label]) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      return o;
+    }));
+    select.value = scenes.names.includes(keep) ? keep : '';
+  }
+}
+
+// A reply about scenes: true when it was one.
+function handleScene(m) {
+  if (m.address === '/scene' && typeof m.args[0] === 'string') {
+    if (!scenes.incoming) scenes.incoming = [];
+    scenes.incoming.push([m.args[0], Number(m.args[1])]);
+    return true;
+  }
+  if (m.address === '/scene/list/end') {
+    const list = scenes.incoming || [];
+    scenes.incoming = null;
+    scenes.names = list.map(([name]) => name);
+    scenes.members = new Map(list);
+    showScenes();
+    return true;
+  }
+  if (m.address === '/scene/done') {
+    const finished = m.args[1] === 1 || m.args[1] === true;
+    toast(finished ? 'done' : 'info', 'scene ' + String(m.args[0]), finished ? 'recalled' : 'interrupted', 'scene-done');
+    return true;
+  }
+  return m.address.startsWith('/scene/'); // /scene/value and other answers the page does not show
+}
+
+function setupScenes() {
+  $('scene-save-form').addEventListener('submit', (e) => { e.preventDefault(); saveScene(); });
+  $('scene-name').addEventListener('input', () => $('scene-name').classList.remove('invalid'));
+  $('morph-from').addEventListener('change', pickMorph);
+  $('morph-to').addEventListener('change', pickMorph);
+  $('morph-release').addEventListener('click', releaseMorph);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Connection: namespace over HTTP, then the WebSocket; on loss, retry with backoff
 // (0.5 s doubling to 5 s), then reload the namespace, LISTEN again, ask for every target.
 
@@ -842,6 +976,7 @@ function install(params) {
   const old = state.params;
   state.params = new Map();
   const rows = [];
+  let morphRow = null; // `morph` lives in the scene strip, between its two pickers
   for (const p of params) {
     const previous = old.get(p.name);
     // Keep the row (and its focus) when the parameter is the same.
@@ -851,7 +986,7 @@ function install(params) {
       state.params.set(p.name, previous);
       if (Number.isFinite(p.value)) showValue(previous, p.value);
       if (Number.isFinite(p.knownTarget)) showTarget(previous, p.knownTarget);
-      rows.push(previous.row);
+      if (p.name === 'morph') morphRow = previous.row; else rows.push(previous.row);
     } else {
       buildSlider(p);
       state.params.set(p.name, p);
@@ -859,10 +994,11 @@ function install(params) {
       p.marker.hidden = true;
       if (Number.isFinite(p.value)) showValue(p, p.value);
       if (Number.isFinite(p.knownTarget)) showTarget(p, p.knownTarget);
-      rows.push(p.row);
+      if (p.name === 'morph') morphRow = p.row; else rows.push(p.row);
     }
   }
   box.replaceChildren(...rows);
+  $('morph-slot').replaceChildren(...(morphRow ? [morphRow] : []));
   if (rows.length === 0) {
     const empty = document.createElement('p');
     empty.className = 'empty';
@@ -917,8 +1053,10 @@ async function connect() {
     for (const p of state.params.values()) {
       ws.send(JSON.stringify({ COMMAND: 'LISTEN', DATA: p.path }));
       p.getPending = false;
+      p.inFlight.length = 0;
       refreshTarget(p);
     }
+    askScenes();
   };
   ws.onmessage = (event) => {
     if (event.data instanceof ArrayBuffer) { receive(event.data); return; }
@@ -966,6 +1104,7 @@ document.addEventListener('visibilitychange', () => {
 });
 
 setupMotionControls();
+setupScenes();
 setConnection('connecting', 'connecting…');
 connect();
 

@@ -17,6 +17,10 @@ code. The Swift end-to-end tests (OSCQueryEndToEndTests) run it and read the JSO
   wsclient.py flood URL COUNT
       COUNT OSC messages (/a4 f 440, no reply) as fast as the socket takes them, then /ping:
       how long the sending took, and whether /pong and /status came back.
+  wsclient.py targets URL --osc-port N
+      LISTEN /frequency; `oscsend … /frequency ffs 880 3 easeInOutCubic` (another controller, over
+      UDP): every message until /frequency/target, timed from before the send; then
+      /frequency/stop over UDP and what arrives in the next half second; then /frequency/get.
   wsclient.py hold URL PATH SECONDS
       LISTEN PATH, print "listening" once its value came, then keep the socket open and idle.
 """
@@ -153,6 +157,24 @@ def refused(args):
         print(json.dumps({"status": e.response.status_code}))
 
 
+def targets(args):
+    result = {}
+    with connect(args.url, open_timeout=10) as ws:
+        ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": "/frequency"}))
+        result["initial"] = [[a, p] for _, a, p in receive(ws, until="/frequency", seconds=3)]
+        start = time.monotonic()
+        subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency", "ffs", "880", "3", "easeInOutCubic"], check=True)
+        got = receive(ws, until="/frequency/target", seconds=2)
+        result["after_send"] = [[round(t - start, 4), a, p] for t, a, p in got]
+        time.sleep(0.5)  # the glide is under way: a stop freezes it between 440 and 880
+        subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency/stop"], check=True)
+        result["after_stop"] = [[a, p] for _, a, p in receive(ws, seconds=0.5)]
+        ws.send(message("/frequency/get"))
+        got = receive(ws, until="/frequency/target", seconds=3)
+        result["get"] = [[a, p] for _, a, p in got[-2:]]
+    print(json.dumps(result))
+
+
 def hold(args):
     with connect(args.url, open_timeout=10) as ws:
         ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": args.path}))
@@ -203,12 +225,15 @@ def main():
     fl = sub.add_parser("flood")
     fl.add_argument("url")
     fl.add_argument("count", type=int)
+    tg = sub.add_parser("targets")
+    tg.add_argument("url")
+    tg.add_argument("--osc-port", type=int, required=True)
     h = sub.add_parser("hold")
     h.add_argument("url")
     h.add_argument("path")
     h.add_argument("seconds", type=float)
     args = parser.parse_args()
-    {"follow": follow, "replies": replies, "bundles": bundles, "refused": refused, "hold": hold, "flood": flood}[args.command](args)
+    {"follow": follow, "replies": replies, "bundles": bundles, "refused": refused, "hold": hold, "flood": flood, "targets": targets}[args.command](args)
     return 0
 
 
