@@ -84,6 +84,7 @@ test: deps $(ALLOC_SHIM)
 ifneq ($(PRODUCTS_CONFIG),debug)
 	$(RELEASE) --product paramd
 	$(RELEASE) --product paramd-jacktool
+	$(RELEASE) --product paramd-linkprobe
 endif
 	@# Phases, so the end-to-end recordings never share the two cores with the CPU-heavy unit
 	@# suites: unit tests; end-to-end tests; then, each alone, the buffer-size switch (JACK

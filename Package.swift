@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "paramd", targets: ["ParamDaemon"]),
         .executable(name: "paramd-jacktool", targets: ["JackTool"]),
+        .executable(name: "paramd-linkprobe", targets: ["LinkProbe"]),
         .library(name: "ParamCore", targets: ["ParamCore"]),
     ],
     dependencies: [
@@ -70,6 +71,14 @@ let package = Package(
                 "ParamSystem", "CJack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // Ableton Link (SPEC §14) behind a C ABI of paramd's own: Debian's ableton-link-dev
+        // (C++ headers) and libasio-dev. docs/DEPENDENCIES.md.
+        .target(
+            name: "CLinkBridge",
+            cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1", .when(platforms: [.linux]))],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("atomic")]),
+        // A Link peer over stdin and stdout, for the tests that join a session (Tests/README.md).
+        .executableTarget(name: "LinkProbe", dependencies: ["CLinkBridge"]),
         .testTarget(name: "ParamCoreTests", dependencies: ["ParamCore"]),
         .testTarget(name: "ParamDaemonTests", dependencies: ["ParamCore", "ParamSystem", "CLiblo"]),
     ],
