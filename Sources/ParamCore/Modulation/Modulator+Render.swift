@@ -51,6 +51,8 @@ extension Modulator {
         guard !hasEnded, count > 0 else { return }
         if isDepthAnimating {
             renderMovingDepth(values, first: first, count: count, increment: increment, layer: layer)
+        } else if shape == .sine, case .linear = layer.domain {
+            renderSteadySine(values, count: count, increment: increment, layer: layer)
         } else {
             renderSteadyDepth(values, count: count, increment: increment, layer: layer)
         }

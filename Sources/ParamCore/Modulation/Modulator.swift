@@ -60,11 +60,9 @@ public struct Modulator: Sendable, BitwiseCopyable {
         polarity = spec.polarity
         rate = spec.rate
         phaseOffset = spec.phaseOffset
-        let newSeed = spec.seed ?? defaultSeed
-        if newSeed != seed {
-            seed = newSeed
-            drawRandomValues()
-        }
+        // A sine runs without drawing (Modulator+Sine.swift), so the values are drawn afresh.
+        seed = spec.seed ?? defaultSeed
+        drawRandomValues()
         isStopping = false
         hasEnded = false
         setDepth(spec.depth, over: spec.fade.seconds(atTempo: tempo), atFrame: frame, sampleRate: sampleRate)

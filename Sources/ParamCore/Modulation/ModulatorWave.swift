@@ -3,8 +3,8 @@
 /// through SignalMath's bounded-range kernels (no libm call), the rest are a compare and a
 /// multiply-add. `ModulatorWaveTests` holds them to the analytic values.
 public enum ModulatorWave {
-    static var twoPi: Double { 6.28318530717958647693 }
-    static var halfPi: Double { 1.57079632679489661923 }
+    @usableFromInline static var twoPi: Double { 6.28318530717958647693 }
+    @usableFromInline static var halfPi: Double { 1.57079632679489661923 }
 
     /// Realtime-safe. sin 2πφ for φ ∈ [0, 1) (SignalMath's tone sine; libm outside).
     @_noLocks @inline(__always)
