@@ -34,3 +34,23 @@ extension ModulatorRequest {
         }
     }
 }
+
+extension ModulatorRequest {
+    /// Control thread. The request as a `mod` table that `parse(table:)` reads back to an equal
+    /// request: what the state file keeps (musical time as written, the seed's bits).
+    public var table: [String: ModulatorTableValue] {
+        var table: [String: ModulatorTableValue] = [
+            "shape": .text(shape.name), "depth": .number(depth), "phase": .number(phase), "polarity": .text(polarity.name),
+        ]
+        switch rate {
+        case .hertz(let hz): table["rate"] = .number(hz)
+        case .musical(let d): table["rate"] = .text(d.description)
+        }
+        switch fade {
+        case .seconds(let s): table["fade"] = .number(s)
+        case .musical(let d): table["fade"] = .text(d.description)
+        }
+        if let seed { table["seed"] = .integer(Int64(bitPattern: seed)) }
+        return table
+    }
+}

@@ -109,6 +109,19 @@ import Testing
                 == "expects at most a fade (seconds or musical time)")
     }
 
+    /// What the state file keeps reads back to the same request, musical time as written.
+    @Test func aRequestRoundTripsThroughItsTable() throws {
+        let requests = [
+            try Self.parse([.string("sine"), .float32(2)]),
+            try Self.parse([.string("sh"), .string("8t"), .string("seed"), .int64(-3), .string("fade"), .string("4n."),
+                            .string("polarity"), .string("down"), .string("phase"), .double(0.125), .string("depth"), .double(0.7)]),
+            try Self.parse([.string("random"), .string("1.5b"), .string("seed"), .int64(Int64.max), .string("fade"), .double(3)]),
+        ]
+        for request in requests {
+            #expect(try ModulatorRequest.parse(table: request.table) == request)
+        }
+    }
+
     @Test func aConfigTableIsReadWithTheSameChecks() throws {
         let r = try ModulatorRequest.parse(table: ["shape": .text("sine"), "rate": .text("1m"), "depth": .number(0.2)])
         #expect(r.shape == .sine && r.rate == .musical(MusicalDuration(count: 1, unit: .bars)) && r.depth == 0.2)
