@@ -22,14 +22,20 @@ extension Modulator {
     }
 
     /// Realtime-safe. Sets phase and cycle to a position counted in cycles (a new cycle
-    /// draws its random values). Positions beyond ±2⁶² cycles are left alone.
+    /// draws its random values). Positions beyond ±2⁶² cycles are left alone. A position a
+    /// hair (under 1e-9 of a cycle) before the cycle the frames already wrapped into is that
+    /// cycle's start: the two roundings of one line must not step `sh` back for a frame.
     @_noLocks
     mutating func lock(toPosition position: Double) {
         guard Math.magnitudeIsBelow(position, 4.611686018427388e18) else { return }
         let whole = Timeline.floor(position)
-        let fraction = position - whole
+        var fraction = position - whole
+        var number = Int64(whole)
+        if number &+ 1 == cycle && fraction > 1 - 1e-9 {
+            number = cycle
+            fraction = 0
+        }
         phase = fraction < 1 ? fraction : 0
-        let number = Int64(whole)
         if number != cycle {
             cycle = number
             drawRandomValues()

@@ -232,6 +232,23 @@ import Testing
         }
     }
 
+    /// The frames wrapped into cycle 6 a rounding before the lock's reading of the same line:
+    /// the lock keeps cycle 6 at phase 0 instead of stepping back to cycle 5's value.
+    @Test func theLockDoesNotStepBackAcrossALineTheFramesCrossed() {
+        var spec = ModulatorSpec(shape: .sh, rate: .beats(1))
+        spec.seed = 3
+        var m = Modulator(spec, atFrame: 0, sampleRate: Self.sampleRate, tempo: 120, defaultSeed: 0)
+        m.lock(toPosition: 5.9)
+        _ = m.nextCycle(1.0000000000000002)
+        #expect(m.cycle == 6)
+        m.lock(toPosition: 6 - 1e-13)
+        #expect(m.cycle == 6 && m.phase == 0)
+        #expect(m.randomFrom == ModulatorRandom.bipolar(seed: 3, cycle: 6))
+        // A real step back (a relocated transport) is followed.
+        m.lock(toPosition: 2.5)
+        #expect(m.cycle == 2 && m.phase == 0.5 && m.randomFrom == ModulatorRandom.bipolar(seed: 3, cycle: 2))
+    }
+
     @Test func aModulatorIsPlainFixedSizeData() {
         #expect(MemoryLayout<Modulator>.size <= 320, "\(MemoryLayout<Modulator>.size)")
         #expect(_isPOD(Modulator.self) && _isPOD(ModulatorSpec.self))
