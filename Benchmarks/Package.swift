@@ -35,6 +35,18 @@ let package = Package(
             ],
             path: "Benchmarks/RenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // 64 parameters with modulators, rendered a period at a time (SPEC §15's cost goal).
+        .target(
+            name: "ModulatorScenarios",
+            dependencies: [.product(name: "ParamCore", package: root)]),
+        .executableTarget(
+            name: "ModulatorBenchmarks",
+            dependencies: [
+                "ModulatorScenarios",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ModulatorBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // One scenario rendered without the framework, for callgrind (docs/PERFORMANCE.md).
         .executableTarget(
             name: "RenderProfile",

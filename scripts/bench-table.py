@@ -8,19 +8,22 @@ all five animating along the default curve). Also checks that no benchmark alloc
 import re
 import sys
 
-name, rows, mallocs = None, {}, {}
+name, rows, mallocs, modulators = None, {}, {}, {}
 for line in sys.stdin:
     line = line.rstrip("\n")
-    if re.match(r"^(Full render|C kernel|Curve|Keyframes|Declared|Scene): ", line):
+    if re.match(r"^(Full render|C kernel|Curve|Keyframes|Declared|Scene|Modulator): ", line):
         name = line
     elif name and line.startswith("│ Time per frame (ps)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
         rows[name] = [float(c) / 1000 for c in cells[:7]]   # p0 p25 p50 p75 p90 p99 p100 (large ones come as 2.12e+07)
+    elif name and line.startswith("│ Time per parameter-frame (ps)"):
+        cells = [c.strip() for c in line.split("│")[2:-1]]
+        modulators[name] = [float(c) / 1000 for c in cells[:7]]
     elif name and line.startswith("│ Malloc (total)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
         mallocs[name] = int(cells[6])                      # p100
 
-if not rows:
+if not rows and not modulators:
     sys.exit("no benchmark results on stdin")
 idle = rows.get("Full render: idle, tone off", [0] * 7)[2]
 print("| benchmark | best (p0) | median (p50) | p90 | median − idle (tone off) |")
@@ -82,6 +85,16 @@ if pairs:
         verdict = "met" if ratio <= GOAL else "NOT met"
         print(f"\nGoal: Swift render ≤ {GOAL}× the C kernel (all five animating, default curve; best): "
               f"{ratio:.2f}× ({sw[2] / ck[2]:.2f}× at the median): {verdict}")
+if modulators:
+    # ModulatorBenchmarks: 64 parameters, ns per parameter per frame (SPEC §15's goal: ≤ 3 ns
+    # for 64 resting with a sine).
+    print("\n| modulators (64 parameters) | best (p0) | median (p50) | p90 | goal |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for key in sorted(modulators, key=lambda k: ("animating" in k, modulators[k][2])):
+        p = modulators[key]
+        goal = f"≤ 3 ns: {'met' if p[2] <= 3 else 'NOT met'}" if key == "Modulator: 64 resting, sine" else ""
+        print(f"| {key[len('Modulator: '):]} | {p[0]:.2f} | {p[2]:.2f} | {p[4]:.2f} | {goal} |")
+    print("\nns per parameter per frame; 256-frame periods at 48 kHz.")
 allocating = {k: v for k, v in mallocs.items() if v}
 if allocating:
     print("ALLOCATIONS while rendering:", allocating)

@@ -1,0 +1,37 @@
+// Modulator benchmarks: 64 parameters each with a modulator (SPEC §15's cost goal: resting with
+// a sine, ≤ 3 ns per parameter per frame), per shape, in the log domain, and animating beneath.
+//
+//   make bench                       (or: swift package --package-path Benchmarks benchmark)
+//
+// One iteration renders `periodsPerIteration` periods of 256 frames for all 64 parameters
+// (Sources/ModulatorScenarios); the metric is picoseconds per parameter per frame.
+// "Malloc (total)" counts allocations while rendering (expected: 0).
+
+import Benchmark
+import ModulatorScenarios
+
+/// Periods per iteration: 12,800 frames of 64 parameters.
+let periodsPerIteration = 50
+
+let perParameterFrame = BenchmarkMetric.custom("Time per parameter-frame (ps)", polarity: .prefersSmaller, useScalingFactor: false)
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [perParameterFrame, .mallocCountTotal],
+        units: [perParameterFrame: .count],
+        warmupIterations: 3,
+        maxDuration: .seconds(2),
+        maxIterations: 1000)
+
+    for scenario in ModulatorScenario.all {
+        let rig = ModulatorRig(scenario)
+        Benchmark(scenario.name) { benchmark in
+            benchmark.startMeasurement()
+            let nanoseconds = rig.render(periods: periodsPerIteration)
+            benchmark.stopMeasurement()
+            let parameterFrames = Int64(ModulatorRig.framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
+            benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
+            blackHole(rig.sink)
+        }
+    }
+}
