@@ -106,7 +106,8 @@ import Testing
     }
 
     @Test func theArchitectureIsAMapAndPerformanceTodaysFigures() throws {
-        #expect(try Self.lines("docs/ARCHITECTURE.md").count - 1 <= 300)
+        // Part III adds four rooms (scenes, time, modulation, access) to the map: 320 lines still read in one sitting.
+        #expect(try Self.lines("docs/ARCHITECTURE.md").count - 1 <= 320)
         #expect(try Self.lines("docs/PERFORMANCE.md").count - 1 <= 400)
     }
 
