@@ -154,6 +154,9 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
         }
         return exitWhenFull && state.pointee.full.load(ordering: .acquiring)
     })
+    // Disarmed first: jack_deactivate disconnects the ports before the callback stops, and a
+    // cycle in between would record their silence as the recording's last period.
+    state.pointee.armed.store(false, ordering: .releasing)
     client.deactivate()  // from here on the process callback does not run
     let recording = Recording(
         sampleRate: sampleRate, channels: channels, frames: state.pointee.frames,

@@ -12,15 +12,16 @@ extension Recording {
         }
         let xruns = metadata.xruns ?? 0
         var holding = 0, silentGaps = 0, wrong = 0
+        var wrongPeriods: [Int] = []
         for start in stride(from: samples.startIndex, to: samples.endIndex, by: period) {
             let block = samples[start..<(start + period)]
             if block.allSatisfy({ $0 == value }) { holding += 1 }
             else if xruns > 0 && block.allSatisfy({ $0 == 0 }) { silentGaps += 1 }
-            else { wrong += 1 }
+            else { wrong += 1; wrongPeriods.append((start - samples.startIndex) / period) }
         }
         let periods = frames / period
         let detail = "\(holding) of \(periods) periods hold \(value), \(silentGaps) silent with \(xruns) xruns, "
-            + "\(wrong) wrong; values \(Set(samples).sorted().prefix(8))"
+            + "\(wrong) wrong \(wrongPeriods); values \(Set(samples).sorted().prefix(8))"
         return (wrong == 0 && holding * 4 >= periods * 3, detail)
     }
 }
