@@ -8,13 +8,16 @@
 # `systemd-analyze verify` of the user unit in the tests), iproute2 (`ip netns` for the
 # multi-host tests), gdb (the tests print a child's threads' stacks before they SIGKILL one that
 # hung), pipewire, pipewire-jack and pipewire-bin (PipeWireTests run paramd on a private PipeWire
-# through its libjack and change its quantum with pw-metadata). Checks Swift.
+# through its libjack and change its quantum with pw-metadata), libsodium-dev (the tokens of
+# access beyond loopback: random bits, constant-time comparison), libqrencode-dev (the QR code of
+# `paramd --show-url`), zbar-tools (AccessTests read that QR code back with zbarimg), caddy (the
+# TLS reverse proxy docs/OPERATIONS.md shows, run by AccessTests). Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
 PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
           libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver gdb
-          pipewire pipewire-jack pipewire-bin)
+          pipewire pipewire-jack pipewire-bin libsodium-dev libqrencode-dev zbar-tools caddy)
 MIN_SWIFT=6.1
 
 missing=()
