@@ -64,7 +64,10 @@ def main():
     args = parser.parse_args()
     bare = args.url.split("?")[0]
     result = {}
-    driver = browser(390, 844)  # a phone's viewport
+    driver = browser(500, 900)
+    # A phone's viewport (headless Chromium's window is at least 500 px wide).
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
     try:
         driver.get(bare)
         result["without"] = {"title": driver.title, "url": driver.current_url,

@@ -4,6 +4,7 @@
 AccessTests run it in the client's network namespace:
 
     access_ws.py --url ws://10.77.0.1:9001/ --token TOKEN --osc HEX [--listen /volume]
+                 [--origin https://studio.test:8443]   (wss:// through a TLS proxy too)
 
 Connects with `Authorization: Bearer TOKEN`, sends LISTEN for the path and waits for the first
 value, then sends the OSC packet HEX as a binary frame and waits for what comes back. Prints one
@@ -13,6 +14,7 @@ received after LISTEN), `replies` (hex frames received after the packet, for 1.5
 import argparse
 import asyncio
 import json
+import ssl
 import sys
 
 import websockets
@@ -21,8 +23,17 @@ import websockets
 async def run(args):
     result = {"status": None, "listen": [], "replies": []}
     try:
-        async with websockets.connect(args.url, additional_headers={"Authorization": f"Bearer {args.token}"},
-                                      open_timeout=10) as ws:
+        headers = {"Authorization": f"Bearer {args.token}"}
+        options = {}
+        if args.origin:
+            options["origin"] = args.origin
+        if args.url.startswith("wss:"):
+            # The proxy's certificate is from its own local CA, which this host does not know.
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            options["ssl"] = context
+        async with websockets.connect(args.url, additional_headers=headers, open_timeout=10, **options) as ws:
             result["status"] = 101
             await ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": args.listen}))
             first = await asyncio.wait_for(ws.recv(), timeout=5)
@@ -45,6 +56,7 @@ def main():
     parser.add_argument("--token", required=True)
     parser.add_argument("--osc", required=True)
     parser.add_argument("--listen", default="/volume")
+    parser.add_argument("--origin", help="sent as Origin, as a browser does")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -46,6 +46,11 @@ struct Options: ParsableCommand {
               domain = "db"
               feedback = true
 
+            Beyond loopback paramd asks for a token: HTTP and the WebSocket need the
+            one in --token-file, UDP OSC comes only from --allow (default: the bound
+            addresses' subnets). paramd --show-url prints the page's URL with the token
+            and a QR code for a phone; --open turns access control off on purpose.
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:

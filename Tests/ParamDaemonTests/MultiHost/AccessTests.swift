@@ -150,4 +150,50 @@ struct AccessTests {
             }
         }
     }
+
+    /// docs/examples/Caddyfile as docs/OPERATIONS.md shows it: Caddy (Debian's) serves HTTPS in
+    /// front of paramd; through it the token is still asked for (401, then 200 with the bearer),
+    /// and a WebSocket from the page's own https origin opens with it and LISTENs.
+    @Test func aTLSProxyInFrontKeepsTheToken() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/caddy") else {
+            throw NetworkLabError(description: "/usr/bin/caddy is missing: run scripts/install-deps.sh (Debian package caddy)")
+        }
+        try await NetworkLab.with(hosts: 2) { lab in
+            try await JackServer.with { jack in
+                let rig = try await AccessRig.start(lab, jack: jack, name: "paramd-access-tls", arguments: ["--http-allow-host", "studio.test"])
+                let token = try rig.loggedToken()
+                let data = TestDirectory.file("caddy-data")
+                let caddyfile = Binaries.packageRoot.appendingPathComponent("docs/examples/Caddyfile").path
+                let caddy = try lab.spawn(
+                    in: rig.server, ["/usr/bin/env", "HOME=\(data)", "XDG_DATA_HOME=\(data)", "XDG_CONFIG_HOME=\(data)",
+                                     "PARAMD_NAME=studio.test", "PROXY_PORT=8443", "PARAMD_ADDRESS=\(rig.server.address)",
+                                     "PARAMD_HTTP_PORT=\(rig.httpPort)", "/usr/bin/caddy", "run", "--config", caddyfile, "--adapter", "caddyfile"],
+                    label: "caddy")
+                try await caddy.waitForLine(containing: "serving initial configuration", timeout: .seconds(30))
+                let through = ["-k", "--resolve", "studio.test:8443:\(rig.server.address)"]
+                func proxied(_ extra: [String]) async throws -> String {
+                    try await lab.run(in: rig.client, ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"] + through + extra
+                                      + ["https://studio.test:8443/ui"], timeout: .seconds(30)).1
+                }
+                #expect(try await proxied([]) == "401", "through the proxy, without the token")
+                #expect(try await proxied(["-H", "Authorization: Bearer \(token)"]) == "200", "with it")
+                let ws = Binaries.packageRoot.appendingPathComponent("Tests/Support/access_ws.py").path
+                let ping = OSCPacket.message(OSCMessage("/ping")).encoded().map { String(format: "%02x", $0) }.joined()
+                // The client host has no name for studio.test: it goes to the address, with the name in Host.
+                let (_, output) = try await lab.run(in: rig.client, [
+                    "env", "PYTHONUNBUFFERED=1", "python3", "-c",
+                    "import socket, runpy, sys; real = socket.getaddrinfo; "
+                        + "socket.getaddrinfo = lambda h, *a, **k: real('\(rig.server.address)' if h == 'studio.test' else h, *a, **k); "
+                        + "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+                    ws, "--url", "wss://studio.test:8443/", "--token", token, "--osc", ping, "--origin", "https://studio.test:8443"],
+                    timeout: .seconds(30))
+                TestLog.write("through Caddy: \(output.split(separator: "\n").last ?? "")")
+                #expect(output.contains("\"status\": 101"), "a WebSocket through the proxy: \(output)")
+                let replies = output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+                #expect(replies.contains(OSCMessage("/pong").encoded().map { String(format: "%02x", $0) }.joined()), "its OSC answered: \(replies)")
+                _ = try? await caddy.stop(signal: SIGTERM)
+                #expect(try await rig.paramd.stop(signal: SIGTERM) == .exited(0))
+            }
+        }
+    }
 }
