@@ -8,9 +8,8 @@
 ///   literal cannot be rebound; only names can. The port is not compared: the browser puts the
 ///   page's own port in `Host`, and a tunnel (`ssh -L 8000:localhost:9001`) changes it.
 /// - **Origin** on a WebSocket upgrade (answered 403): absent (not a browser), or this server's
-///   own origin, `http://` + the request's `Host` (or `https://` + it: the page as a TLS reverse
-///   proxy in front of paramd serves it, under the same name). A page served by paramd itself
-///   (`/ui`) passes; a page from elsewhere does not, even one that reached paramd by its right name.
+///   own origin, `http://` + the request's `Host`. A page served by paramd itself (`/ui`) passes;
+///   a page from elsewhere does not, even one that reached paramd by its right name.
 public struct HTTPAccessPolicy: Sendable, Equatable {
     /// The numeric addresses paramd listens on (`127.0.0.1`, `::1`, `0.0.0.0`, `192.0.2.7`).
     public var addresses: [String]
@@ -36,8 +35,7 @@ public struct HTTPAccessPolicy: Sendable, Equatable {
     public func allowsOrigin(_ origin: String?, host: String?) -> Bool {
         guard let origin else { return true }
         guard let host else { return false }
-        let own = host.lowercased(), given = origin.lowercased()
-        return given == "http://" + own || given == "https://" + own
+        return origin.lowercased() == "http://" + host.lowercased()
     }
 
     /// The host of a `Host` header, lower case, without the port or the brackets of an IPv6

@@ -153,7 +153,8 @@ struct AccessTests {
 
     /// docs/examples/Caddyfile as docs/OPERATIONS.md shows it: Caddy (Debian's) serves HTTPS in
     /// front of paramd; through it the token is still asked for (401, then 200 with the bearer),
-    /// and a WebSocket from the page's own https origin opens with it and LISTENs.
+    /// a WebSocket from the page's own https origin opens with it and is answered, and one from
+    /// another site's origin is still refused (paramd's Origin check, unchanged).
     @Test func aTLSProxyInFrontKeepsTheToken() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/caddy") else {
             throw NetworkLabError(description: "/usr/bin/caddy is missing: run scripts/install-deps.sh (Debian package caddy)")
@@ -180,17 +181,22 @@ struct AccessTests {
                 let ws = Binaries.packageRoot.appendingPathComponent("Tests/Support/access_ws.py").path
                 let ping = OSCPacket.message(OSCMessage("/ping")).encoded().map { String(format: "%02x", $0) }.joined()
                 // The client host has no name for studio.test: it goes to the address, with the name in Host.
-                let (_, output) = try await lab.run(in: rig.client, [
-                    "env", "PYTHONUNBUFFERED=1", "python3", "-c",
-                    "import socket, runpy, sys; real = socket.getaddrinfo; "
-                        + "socket.getaddrinfo = lambda h, *a, **k: real('\(rig.server.address)' if h == 'studio.test' else h, *a, **k); "
-                        + "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-                    ws, "--url", "wss://studio.test:8443/", "--token", token, "--osc", ping, "--origin", "https://studio.test:8443"],
-                    timeout: .seconds(30))
-                TestLog.write("through Caddy: \(output.split(separator: "\n").last ?? "")")
-                #expect(output.contains("\"status\": 101"), "a WebSocket through the proxy: \(output)")
-                let replies = output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
-                #expect(replies.contains(OSCMessage("/pong").encoded().map { String(format: "%02x", $0) }.joined()), "its OSC answered: \(replies)")
+                func websocket(origin: String) async throws -> String {
+                    let (_, output) = try await lab.run(in: rig.client, [
+                        "env", "PYTHONUNBUFFERED=1", "python3", "-c",
+                        "import socket, runpy, sys; real = socket.getaddrinfo; "
+                            + "socket.getaddrinfo = lambda h, *a, **k: real('\(rig.server.address)' if h == 'studio.test' else h, *a, **k); "
+                            + "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+                        ws, "--url", "wss://studio.test:8443/", "--token", token, "--osc", ping, "--origin", origin],
+                        timeout: .seconds(30))
+                    return output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? output
+                }
+                let own = try await websocket(origin: "https://studio.test:8443")
+                TestLog.write("through Caddy, from the page's own origin: \(own)")
+                #expect(own.contains("\"status\": 101"), "a WebSocket through the proxy: \(own)")
+                #expect(own.contains(OSCMessage("/pong").encoded().map { String(format: "%02x", $0) }.joined()), "its OSC answered: \(own)")
+                let foreign = try await websocket(origin: "https://evil.example")
+                #expect(foreign.contains("\"status\": 403"), "another site's page, even with the token: \(foreign)")
                 _ = try? await caddy.stop(signal: SIGTERM)
                 #expect(try await rig.paramd.stop(signal: SIGTERM) == .exited(0))
             }
