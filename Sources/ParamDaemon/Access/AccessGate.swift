@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ParamCore
 
 /// What HTTP and the WebSocket ask before answering (SPEC §16): a request that arrives on a
@@ -19,9 +20,11 @@ final class AccessGate: Sendable {
     /// nil when nothing needs a token (loopback only, or `--open`).
     private let tokens: Locked<AccessTokens?>
     private let guesses = Locked(GuessLimiter())
+    private let log: Logger
 
-    init(tokens: AccessTokens?) {
+    init(tokens: AccessTokens?, log: Logger) {
         self.tokens = Locked(tokens)
+        self.log = log
     }
 
     /// Puts re-read tokens in force (SIGHUP).
@@ -46,7 +49,9 @@ final class AccessGate: Sendable {
                 : "\(TokenCredentials.cookieName)=\(candidate); Path=/; HttpOnly; SameSite=Strict"
             return .allowed(role, setCookie: cookie)
         }
-        if recording { guesses.withLock { _ = $0.recordFailure(source, now: now) } }
+        if recording, guesses.withLock({ $0.recordFailure(source, now: now) }) {
+            log.warning("HTTP: \(source) sent 10 wrong tokens within a minute; it gets 429 for a minute")
+        }
         return .unauthorized
     }
 }

@@ -13,8 +13,10 @@ extension Daemon {
         let bound = sockets.map(\.address)
         let beyond = bound.contains { !$0.isLoopback }
         let enforcing = beyond && !settings.open
-        let tokens: AccessTokens? = enforcing && settings.httpPort != 0 ? try readTokens(settings) : nil
-        var state = AccessState(beyondLoopback: beyond, open: settings.open, allowlist: nil, gate: AccessGate(tokens: tokens))
+        // HTTP serves only unicast addresses: behind a group alone, it stays on loopback.
+        let httpBeyond = settings.httpPort != 0 && bound.contains { !$0.isLoopback && !$0.isMulticast }
+        let tokens: AccessTokens? = enforcing && httpBeyond ? try readTokens(settings) : nil
+        var state = AccessState(beyondLoopback: beyond, open: settings.open, allowlist: nil, gate: AccessGate(tokens: tokens, log: log))
         if enforcing {
             state.allowlist = allowlist(settings, bound: bound)
             log.info("UDP OSC accepted from loopback and \(state.allowlist!.description)\(settings.allow == nil ? " (the subnets of the bound addresses; --allow to change)" : "")")
@@ -51,7 +53,9 @@ extension Daemon {
     func logPageURLs(httpPort: UInt16) {
         guard access.beyondLoopback, httpPort != 0 else { return }
         let addresses = ListeningAddresses().reachable(bound: sockets.map(\.address))
-        let tokens = access.isEnforcing ? try? Self.readTokens(settings) : nil
+        guard !addresses.isEmpty else { return }
+        // Read at start a moment ago (and made then if missing): the gate holds them.
+        let tokens = access.gate.isEnforcing ? try? Self.readTokens(settings) : nil
         for address in addresses {
             log.notice("control page: \(ListeningAddresses.pageURL(address, port: httpPort, token: tokens?.control))")
             if let observe = tokens?.observe {
@@ -69,7 +73,7 @@ extension Daemon {
             access.allowlist = allowlist
             log.notice("UDP OSC now accepted from loopback and \(allowlist.description)")
         }
-        guard http != nil else { return }
+        guard access.gate.isEnforcing else { return }
         do {
             access.gate.replace(try Self.readTokens(new))
             log.info("token files read again")

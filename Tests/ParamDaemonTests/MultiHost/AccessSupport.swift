@@ -20,7 +20,9 @@ struct AccessRig {
     static let outsider = "10.78.0.2"
 
     /// Adds the outsider address, then starts paramd with `arguments` on host 1.
-    static func start(_ lab: NetworkLab, jack: JackServer, name: String, arguments: [String]) async throws -> AccessRig {
+    /// `binds`: what paramd listens on, host 1's two addresses and loopback unless given.
+    static func start(_ lab: NetworkLab, jack: JackServer, name: String, arguments: [String],
+                      binds: [String]? = nil) async throws -> AccessRig {
         try await lab.checked(in: lab.hosts[1], ["ip", "addr", "add", outsider + "/24", "dev", "eth0"])
         try await lab.checked(in: lab.hosts[0], ["ip", "route", "add", "10.78.0.0/24", "dev", "eth0"])
         let home = TestDirectory.file("home-\(name)")
@@ -28,7 +30,7 @@ struct AccessRig {
         let process = try lab.spawn(
             in: host,
             [try Binaries.paramd(), "--server", jack.name, "--name", name, "--port", "9000", "--http-port", "9001", "--no-state",
-             "--bind", host.address, "--bind", host.address6, "--bind", "127.0.0.1", "--log-level", "debug"] + arguments,
+             "--log-level", "debug"] + (binds ?? [host.address, host.address6, "127.0.0.1"]).flatMap { ["--bind", $0] } + arguments,
             environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state"], label: name)
         try await process.waitForLine(containing: "ready:", on: .stderr)
         return AccessRig(lab: lab, paramd: process, home: home)

@@ -54,9 +54,18 @@ struct AccessTests {
                         "one WebSocket, the tokened page's: \(opened)")
                 let target = try #require(result.after.target)
                 #expect(abs(target - 0.2) < 0.01, "the press at 20 % asked for \(target)")
-                #expect(recording.channels[0].contains(1), "out_1 sounded the initial volume before the press")
-                let tail = recording.tail(of: 0, frames: 4096, holds: Float(target))
-                #expect(tail.holds, "out_1 over JACK ends on the pressed target: \(tail.detail)")
+                // Over JACK: out_1 leaves the initial 1 and arrives at the pressed target, and holds it
+                // from then on. Chromium starting beside three JACK clients can make one of them late
+                // for a cycle, which leaves a silent period (JACK does not always report it as an
+                // xrun): silence counts as a gap, any other value fails, 3/4 must hold the target.
+                let timeline = FrameTimeline(recording)
+                let left = try #require(timeline.firstChange(leaving: 1), "out_1 never left the initial volume")
+                let arrived = try #require(timeline.firstFrame(from: left.first) { $0 == Float(target) }, "out_1 never reached \(target)")
+                let after = timeline.samples(0, in: arrived..<Int64.max).map(\.value)
+                let holding = after.filter { $0 == Float(target) }.count
+                TestLog.write("access page over JACK: left 1 at frame \(left.first), at \(target) from \(arrived); \(holding) of \(after.count) samples after hold it, the rest \(Set(after.filter { $0 != Float(target) }))")
+                #expect(after.allSatisfy { $0 == Float(target) || $0 == 0 } && holding * 4 >= after.count * 3 && after.count >= 4096,
+                        "out_1 holds the pressed target after reaching it: \(holding) of \(after.count), others \(Set(after))")
             }
         }
     }
@@ -138,6 +147,7 @@ struct AccessTests {
                 let blocked = try await rig.curl("/", bearer)
                 #expect(blocked.status == 429 && blocked.output.contains("Retry-After: 60"), "the right token from the blocked address: \(blocked.output)")
                 #expect(try await rig.curl("/", bearer + ["--interface", AccessRig.outsider]).status == 200, "another address still works")
+                #expect(rig.paramd.standardError.contains("HTTP: \(rig.client.address) sent 10 wrong tokens within a minute; it gets 429 for a minute"))
 
                 #expect(try await rig.paramd.stop(signal: SIGTERM) == .exited(0))
                 let lines = rig.paramd.standardError.split(separator: "\n")

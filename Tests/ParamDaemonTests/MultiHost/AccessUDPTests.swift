@@ -71,6 +71,28 @@ struct AccessUDPTests {
         }
     }
 
+    /// A multicast group (SPEC §12) is guarded too: its default `allow` is the subnets of
+    /// `--multicast-interface`, so a cue to the group from 10.77.0.2 is answered and one from
+    /// 10.78.0.2, on the same link, is dropped undecoded.
+    @Test func aMulticastGroupTakesOSCOnlyFromTheInterfacesSubnets() async throws {
+        try await NetworkLab.with(hosts: 2) { lab in
+            try await JackServer.with { jack in
+                let group = MultiHostTests.group().v4
+                let rig = try await AccessRig.start(lab, jack: jack, name: "paramd-access-group", arguments: ["--multicast-interface", "eth0"],
+                                                    binds: [group, "127.0.0.1"])
+                #expect(rig.paramd.standardError.contains("UDP OSC accepted from loopback and 10.77.0.0/24, fd77::/64"), "\(rig.paramd.standardError)")
+                #expect(!FileManager.default.fileExists(atPath: rig.tokenPath), "HTTP stays on loopback: no token is needed")
+                let inside = try await rig.exchange(from: rig.client.address, to: group, [Self.ping])
+                #expect(inside.map(\.address) == ["/pong"], "a cue from 10.77.0.2: \(inside)")
+                let outside = try await rig.exchange(from: AccessRig.outsider, to: group, [Self.ping])
+                #expect(outside.isEmpty, "from \(AccessRig.outsider): \(outside)")
+                let status = try await rig.status()
+                #expect(status["refused"]?.intValue == 1 && status["errors"]?.intValue == 0, "\(status)")
+                #expect(try await rig.paramd.stop(signal: SIGTERM) == .exited(0))
+            }
+        }
+    }
+
     @Test func openTurnsAccessControlOffWithAWarning() async throws {
         try await NetworkLab.with(hosts: 2) { lab in
             try await JackServer.with { jack in
