@@ -43,7 +43,7 @@ enum TokenFile {
                 throw TokenFileError(path: path, words: "cannot make its folder: \(error.localizedDescription)")
             }
         }
-        let token = newToken()
+        let token = try newToken(for: path)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { return try load(path) }
@@ -60,8 +60,8 @@ enum TokenFile {
     }
 
     /// 256 random bits as 64 lowercase hex digits.
-    static func newToken() -> [UInt8] {
-        precondition(sodium_init() >= 0, "libsodium cannot start")
+    static func newToken(for path: String) throws(TokenFileError) -> [UInt8] {
+        guard sodium_init() >= 0 else { throw TokenFileError(path: path, words: "cannot be made: libsodium does not start") }
         var bits = [UInt8](repeating: 0, count: hexDigits / 2)
         bits.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
         let digits = Array("0123456789abcdef".utf8)
