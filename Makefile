@@ -92,15 +92,17 @@ endif
 	@# (its quantum changes mid-fade), the control page in headless
 	@# Chromium (a browser starting takes both cores for a moment), the multi-host tests in
 	@# network namespaces of their own (docs/MULTIHOST.md; they skip without root or
-	@# CAP_NET_ADMIN), alone so that their cross-server timing is not loaded, and the unit
+	@# CAP_NET_ADMIN), alone so that their cross-server timing is not loaded, access beyond
+	@# loopback (namespaces again, and Chromium on the far side), and the unit
 	@# under a real systemd user manager (cgroup and mount namespaces, a manager of its own).
 	$(SWIFT) test --skip-build --filter ParamCoreTests
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|BufferSizeTests|PipeWireTests|MultiHostTests|ControlPageTests'
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|BufferSizeTests|PipeWireTests|MultiHostTests|ControlPageTests|AccessTests|AccessUDPTests'
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter PipeWireTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter ControlPageTests
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter MultiHostTests
+	$(E2E_ENV) $(SWIFT) test --skip-build --filter 'AccessTests|AccessUDPTests'
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter UnitUnderSystemdTests
 
 # ThreadSanitizer: paramd built with -sanitize=thread (and -DPARAMD_TSAN, which tells TSan

@@ -35,6 +35,14 @@ let package = Package(
         .systemLibrary(
             name: "CAvahi", pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]),
+        // Tokens beyond loopback (SPEC §16): random bits and a constant-time comparison.
+        .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
+        // The QR code of `paramd --show-url` (SPEC §16).
+        .systemLibrary(
+            name: "CQRencode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
         // Linux calls Glibc's module leaves out (eventfd, signalfd, prctl, gettid).
         .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
@@ -46,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "ParamSystem", "CJack", "CLinux", "CAvahi",
+                "ParamCore", "ParamSystem", "CJack", "CLinux", "CAvahi", "CSodium", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

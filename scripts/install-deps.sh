@@ -9,13 +9,17 @@
 # multi-host tests), gdb (the tests print a child's threads' stacks before they SIGKILL one that
 # hung), pipewire, pipewire-jack and pipewire-bin (PipeWireTests run paramd on a private PipeWire
 # through its libjack and change its quantum with pw-metadata), ableton-link-dev and libasio-dev
-# (Ableton Link's C++ headers and the Asio they use, compiled into Sources/CLinkBridge). Checks Swift.
+# (Ableton Link's C++ headers and the Asio they use, compiled into Sources/CLinkBridge),
+# libsodium-dev (the tokens of access beyond loopback: random bits, constant-time comparison),
+# libqrencode-dev (the QR code of `paramd --show-url`), zbar-tools (AccessTests read that QR code
+# back with zbarimg), caddy (the TLS reverse proxy docs/OPERATIONS.md shows, run by AccessTests).
+# Checks Swift.
 # Uses apt-get, through sudo when not root (sudo -n when there is no terminal to ask on).
 set -euo pipefail
 
 PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
           libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver gdb
-          pipewire pipewire-jack pipewire-bin ableton-link-dev libasio-dev)
+          pipewire pipewire-jack pipewire-bin ableton-link-dev libasio-dev libsodium-dev libqrencode-dev zbar-tools caddy)
 MIN_SWIFT=6.1
 
 missing=()

@@ -35,6 +35,8 @@ final class Daemon {
     let http: HTTPServer?
     /// The zeroconf announcement (SPEC §9); nil on loopback or without an Avahi daemon.
     let zeroconf: Zeroconf?
+    /// Access control beyond loopback: the UDP allowlist, the tokens HTTP asks for (Access/).
+    var access: AccessState
     /// MIDI mappings, learn, and the engine the process callback runs (MIDI/Daemon+MIDI.swift).
     let midi = MIDIControl()
     /// The state file: what was last saved and when the next write is due (Persistence/).
@@ -90,6 +92,7 @@ final class Daemon {
             sockets.append(socket)
         }
         self.sockets = sockets
+        access = try Self.makeAccess(settings, sockets: sockets, log: log)
         // HTTP on the same addresses (a multicast group is no address to serve TCP on), before
         // JACK too: a taken port stops paramd at once.
         let unicast = sockets.map(\.address).filter { !$0.isMulticast }
@@ -98,7 +101,7 @@ final class Daemon {
         }
         if settings.httpPort != 0 && !unicast.isEmpty {
             let server = try HTTPServer(addresses: unicast, port: settings.httpPort,
-                                        allowHosts: settings.httpAllowHosts, inbox: inbox, log: log)
+                                        allowHosts: settings.httpAllowHosts, gate: access.gate, inbox: inbox, log: log)
             log.info("HTTP on \(server.listening): OSCQuery, WebSocket, the control page at /ui")
             http = server
         } else {
@@ -130,6 +133,7 @@ final class Daemon {
                               maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)
         startMIDI()
+        logPageURLs(httpPort: http == nil ? 0 : settings.httpPort)
     }
 
     var listening: String {

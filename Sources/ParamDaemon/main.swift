@@ -14,6 +14,9 @@ if commandLine.printSettingsTable {
     print(SettingsTable.listing)
     exit(0)
 }
+if commandLine.showURL {
+    exit(ShowURL.run(commandLine: commandLine, environment: ProcessInfo.processInfo.environment))
+}
 
 let environment = ProcessInfo.processInfo.environment
 let journald = environment["JOURNAL_STREAM"] != nil

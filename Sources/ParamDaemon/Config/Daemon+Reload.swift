@@ -6,7 +6,7 @@ import ParamCore
 
 extension Daemon {
     /// Reads the config file again and applies what can change live: the log level, the
-    /// subscriber limits, default actions the file changed, and declared parameters added,
+    /// subscriber limits, `allow` and the token files, default actions the file changed, and declared parameters added,
     /// changed or removed (with their CV ports and sends). Everything else says in the log that
     /// it waits for a restart. A bad file changes nothing.
     func reload() {
@@ -83,6 +83,8 @@ extension Daemon {
         applied.midi = new.midi
         applied.midiPrograms = new.midiPrograms
         applied.scenes = new.scenes
+        applied.tokenFile = new.tokenFile
+        applied.readTokenFile = new.readTokenFile
         settings = applied
         if new.scenes != old.scenes {
             controller.configureScenes(new.scenes)
@@ -90,6 +92,7 @@ extension Daemon {
         }
         midiConfigReloaded(from: old.midi)
         midiConnectionsReloaded(from: old)
+        reloadAccess(new)
         log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")
     }
 }

@@ -56,6 +56,11 @@ struct Options: ParsableCommand {
               cutoff = 400
               duration = 4          # the scene's default recall action (1 s default)
 
+            Beyond loopback paramd asks for a token: HTTP and the WebSocket need the
+            one in --token-file, UDP OSC comes only from --allow (default: the bound
+            addresses' subnets). paramd --show-url prints the page's URL with the token
+            and a QR code for a phone; --open turns access control off on purpose.
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:
@@ -134,6 +139,23 @@ struct Options: ParsableCommand {
 
     @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?
+
+    @Option(name: .customLong(SettingsTable.allow.longName), help: SettingsTable.allow.argumentHelp)
+    var allow: [String] = []
+
+    @Flag(name: .customLong(SettingsTable.open.longName), inversion: .prefixedNo, help: SettingsTable.open.argumentHelp)
+    var open: Bool?
+
+    @Option(name: .customLong(SettingsTable.tokenFile.longName), help: SettingsTable.tokenFile.argumentHelp)
+    var tokenFile: String?
+
+    @Option(name: .customLong(SettingsTable.readTokenFile.longName), help: SettingsTable.readTokenFile.argumentHelp)
+    var readTokenFile: String?
+
+    /// Not a setting but a command: prints the control page's URL with its token and a QR code
+    /// for each non-loopback address paramd would listen on, then exits (Access/ShowURL.swift).
+    @Flag(name: .customLong("show-url"), help: "Print the control page's URL with its token, and a QR code for a phone, for each non-loopback address paramd listens on; then exit.")
+    var showURL = false
 
     /// Prints `SettingsTable.listing` and exits: what the test of docs/OPERATIONS.md reads.
     @Flag(name: .customLong("settings-table"), help: .private)

@@ -32,11 +32,22 @@ struct Settings: Equatable, Sendable {
     var connectMIDIIn: [String] = []
     /// Ports midi_out is connected to.
     var connectMIDIOut: [String] = []
+    /// Where UDP OSC may come from beyond loopback (SPEC §16); nil: the bound addresses' subnets.
+    var allow: [CIDRBlock]?
+    /// Access control off beyond loopback, on purpose.
+    var open = false
+    /// `token-file` and `read-token-file` as given, before `~` and the default are resolved.
+    var tokenFileGiven: String?
+    var readTokenFileGiven: String?
 
     /// The config file read, if any.
     var configPath: String?
     /// Where state is kept: `stateFileGiven` or the default; nil with `--no-state`.
     var stateFile: String?
+    /// The token file (`tokenFileGiven` or the default, even with `--no-state`) and the
+    /// observers' one, if given.
+    var tokenFile = ""
+    var readTokenFile: String?
     /// Every parameter: the five of SPEC §3 as the config file sets them up, and the declared
     /// ones (SPEC §8).
     var registry = ParameterRegistry.builtIn
@@ -67,6 +78,9 @@ struct Settings: Equatable, Sendable {
             stateFile = Self.expandTilde(stateFileGiven, environment: environment)
                 ?? Self.defaultStatePath(environment: environment)
         }
+        tokenFile = Self.expandTilde(tokenFileGiven, environment: environment)
+            ?? Self.defaultStateFolder(environment: environment) + "/token"
+        readTokenFile = Self.expandTilde(readTokenFileGiven, environment: environment)
         registry = file.registry
         midi = file.midi
         scenes = file.scenes
@@ -93,9 +107,14 @@ struct Settings: Equatable, Sendable {
 
     /// `$XDG_STATE_HOME/paramd/state.json`, else `~/.local/state/paramd/state.json`.
     static func defaultStatePath(environment: [String: String]) -> String {
+        defaultStateFolder(environment: environment) + "/state.json"
+    }
+
+    /// `$XDG_STATE_HOME/paramd`, else `~/.local/state/paramd`.
+    static func defaultStateFolder(environment: [String: String]) -> String {
         let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        return base + "/paramd/state.json"
+        return base + "/paramd"
     }
 
     static func expandTilde(_ path: String?, environment: [String: String]) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParamCore
 import ParamSystem
 
 /// Every setting of SPEC §6, each declared once: its key in the config file, its flag, what it
@@ -10,7 +11,7 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, logLevel,
+        subscriptionTtl, logLevel, allow, open, tokenFile, readTokenFile,
     ]
 
     /// The row for config-file key `key`.
@@ -161,6 +162,42 @@ enum SettingsTable {
             }
             return level
         })
+
+    static let allow = SettingSpec(
+        key: "allow", valueName: "cidr[,cidr…]", form: .list, reload: .live, default: [CIDRBlock]?.none,
+        defaultText: "the subnets of the bound addresses",
+        help: "Where UDP OSC may come from when paramd listens beyond loopback (repeatable), e.g. 192.168.1.0/24 or fd00::/8; loopback always may; the rest is dropped before decoding and counted in /status refused",
+        field: \.allow, given: { $0.allow.isEmpty ? nil : .texts($0.allow) },
+        parse: { (input) throws(SettingProblem) in
+            var blocks: [CIDRBlock] = []
+            for item in SettingParse.items(input).flatMap(SettingParse.splitConnections) {
+                guard let block = CIDRBlock(item) else {
+                    throw SettingProblem("takes address blocks such as 192.168.1.0/24, fd00::/8 or one address (got '\(item)')")
+                }
+                blocks.append(block)
+            }
+            return blocks
+        })
+
+    static let open = SettingSpec(
+        key: "open", valueName: nil, form: .boolean, reload: .restart, default: false,
+        help: "Beyond loopback, turn access control off on purpose: no token for HTTP and the WebSocket, UDP OSC from anywhere",
+        field: \.open, given: { $0.open.map(SettingInput.flag) },
+        parse: { (input) throws(SettingProblem) in SettingParse.flag(input) })
+
+    static let tokenFile = SettingSpec(
+        key: "token-file", valueName: "path", form: .string, reload: .live, default: String?.none,
+        defaultText: "$XDG_STATE_HOME/paramd/token",
+        help: "The token HTTP and the WebSocket need beyond loopback, made (mode 0600, 256 random bits) when missing; kept even with --no-state",
+        field: \.tokenFileGiven, given: { $0.tokenFile.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in try SettingParse.nonEmpty(input, "must name a file") })
+
+    static let readTokenFile = SettingSpec(
+        key: "read-token-file", valueName: "path", form: .string, reload: .live, default: String?.none,
+        defaultText: "none",
+        help: "A second token, for observers: GET and LISTEN only; made like --token-file when missing",
+        field: \.readTokenFileGiven, given: { $0.readTokenFile.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in try SettingParse.nonEmpty(input, "must name a file") })
 
     /// The rows as the test of docs/OPERATIONS.md reads them (`paramd --settings-table`): flag,
     /// key, default, reload, tab-separated; `--config`, which chooses the file, first.

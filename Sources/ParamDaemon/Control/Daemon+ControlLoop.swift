@@ -59,6 +59,7 @@ extension Daemon {
                 var batch = 0
                 while batch < 256, let (count, sender) = socket.receive(into: buffer) {
                     batch += 1
+                    guard admitsDatagram(from: sender) else { continue }
                     // 64 KiB holds any UDP datagram whole.
                     handlePacket(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), replyingTo: .udp(socket, sender))
                 }

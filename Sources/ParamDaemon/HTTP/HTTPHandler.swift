@@ -36,9 +36,21 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             let why = refusal == .forbidden ? "a WebSocket from another origin" : "a Host that is not paramd's"
             context.log.notice("HTTP request refused: \(why)", metadata: [
                 "status": "\(refusal.code)", "host": "\(head.headers.first(name: "host") ?? "-")",
-                "origin": "\(head.headers.first(name: "origin") ?? "-")", "uri": "\(head.uri.prefix(200))"])
+                "origin": "\(head.headers.first(name: "origin") ?? "-")", "uri": "\(TokenCredentials.removingToken(from: head.uri).prefix(200))"])
             return send(refusal, text: refusal == .forbidden ? "Forbidden: cross-origin WebSocket\n" : "Misdirected Request: unknown Host\n",
                         to: head, ctx)
+        }
+        var cookie: String? = nil
+        switch context.access(head, ctx.channel, recording: true) {
+        case .tooManyAttempts:
+            var headers = HTTPHeaders()
+            headers.add(name: "Retry-After", value: "60")
+            return send(.tooManyRequests, text: "Too Many Requests: too many wrong tokens from this address; try again in a minute\n",
+                        headers: headers, to: head, ctx)
+        case .unauthorized:
+            return sendTokenForm(to: head, ctx)
+        case .allowed(_, let setCookie):
+            cookie = setCookie
         }
         guard head.method == .GET || head.method == .HEAD else {
             var headers = HTTPHeaders()
@@ -50,10 +62,21 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             // The upgrader declined for another reason (a missing key, a wrong version).
             return send(.badRequest, text: "Bad Request: not a valid WebSocket upgrade\n", to: head, ctx)
         }
-        let (path, query) = Self.split(head.uri)
+        // The token has done its work: nothing below sees it. A browser that brought it on the
+        // URL goes to the same URL without it, the cookie now carrying it.
+        let uri = TokenCredentials.removingToken(from: head.uri)
+        if let cookie, head.method == .GET, head.headers["accept"].contains(where: { $0.contains("text/html") }) {
+            var headers = HTTPHeaders()
+            headers.add(name: "Set-Cookie", value: cookie)
+            headers.add(name: "Location", value: uri)
+            return send(.seeOther, text: "See Other: \(uri)\n", headers: headers, to: head, ctx)
+        }
+        var extra = HTTPHeaders()
+        if let cookie { extra.add(name: "Set-Cookie", value: cookie) }
+        let (path, query) = Self.split(uri)
         if path == "/ui" || path.hasPrefix("/ui/") {
             guard let file = UIFiles.file(at: path) else { return send(.notFound, text: "Not Found\n", to: head, ctx) }
-            var headers = HTTPHeaders()
+            var headers = extra
             headers.add(name: "Content-Type", value: file.contentType)
             headers.add(name: "Cache-Control", value: "no-cache")
             headers.add(name: "X-Content-Type-Options", value: "nosniff")
@@ -64,13 +87,25 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.inbox.post(.run { daemon in promise.succeed(daemon.oscQueryResponse(path: path, query: query)) })
         promise.futureResult.assumeIsolated().whenSuccess { [self] response in
             let status = HTTPResponseStatus(statusCode: response.status)
-            var headers = HTTPHeaders()
+            var headers = extra
             if response.status == 200 { headers.add(name: "Content-Type", value: "application/json") }
             headers.add(name: "Cache-Control", value: "no-cache")
             let body = response.status == 404 ? Array("Not Found\n".utf8) : Array(response.body.utf8)
             if response.status == 404 { headers.add(name: "Content-Type", value: "text/plain; charset=utf-8") }
             send(status, body: body, headers: headers, to: head, ctx)
         }
+    }
+
+    /// 401 with a small page that asks for the token and sends it back as `?token=` on the
+    /// same path (SPEC §16).
+    private func sendTokenForm(to head: HTTPRequestHead, _ ctx: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"paramd\"")
+        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        let path = Self.split(TokenCredentials.removingToken(from: head.uri)).path
+        send(.unauthorized, body: Array(TokenForm.page(action: path).utf8), headers: headers, to: head, ctx)
     }
 
     /// `/volume?VALUE` → (`/volume`, `VALUE`); percent-escapes decoded in the path.

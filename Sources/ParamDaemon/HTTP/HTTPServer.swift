@@ -21,11 +21,11 @@ final class HTTPServer: Sendable {
 
     /// Binds every address (the OSC sockets' own) to `port`, or throws: a port already taken
     /// is a start-up error, as for OSC.
-    init(addresses: [ParamSystem.SocketAddress], port: UInt16, allowHosts: [String], inbox: Inbox, log: Logger) throws {
+    init(addresses: [ParamSystem.SocketAddress], port: UInt16, allowHosts: [String], gate: AccessGate, inbox: Inbox, log: Logger) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         try group.next().submit { nameThisThread("paramd-http") }.wait()
         let policy = HTTPAccessPolicy(addresses: addresses.map(\.hostText), names: allowHosts + Self.ownNames(addresses))
-        let context = HTTPContext(policy: policy, inbox: inbox, log: log)
+        let context = HTTPContext(policy: policy, gate: gate, inbox: inbox, log: log)
         var channels: [Channel] = []
         do {
             for address in addresses {
@@ -71,9 +71,15 @@ final class HTTPServer: Sendable {
             maxFrameSize: HTTPContext.maximumMessage,
             automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
-                // Refused here, the request goes on to HTTPHandler, which answers 421 or 403.
-                let allowed = context.refusal(of: head) == nil
-                return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
+                // Refused here, the request goes on to HTTPHandler, which answers 421, 403, 401
+                // or 429 (and counts a wrong token once, there).
+                guard context.refusal(of: head) == nil,
+                      case .allowed(_, let cookie) = context.access(head, channel, recording: false) else {
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                var headers = HTTPHeaders()
+                if let cookie { headers.add(name: "Set-Cookie", value: cookie) }
+                return channel.eventLoop.makeSucceededFuture(headers)
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
@@ -81,7 +87,10 @@ final class HTTPServer: Sendable {
                     try sync.addHandler(NIOWebSocketFrameAggregator(
                         minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256,
                         maxAccumulatedFrameSize: HTTPContext.maximumMessage))
-                    try sync.addHandler(WebSocketHandler(context, channel: channel, head: head))
+                    guard case .allowed(let role, _) = context.access(head, channel, recording: false) else {
+                        throw HTTPAccessChanged()
+                    }
+                    try sync.addHandler(WebSocketHandler(context, channel: channel, head: head, role: role))
                 }
             })
         let sync = channel.pipeline.syncOperations
@@ -106,12 +115,18 @@ struct HTTPServerError: Error, CustomStringConvertible {
     }
 }
 
+/// The tokens changed between the upgrade's check and its pipeline (a SIGHUP): the connection
+/// closes rather than going on with a role no longer given.
+struct HTTPAccessChanged: Error {}
+
 /// What every connection shares: who may talk, the way to the control thread, the log.
 struct HTTPContext: Sendable {
     /// The largest WebSocket message (an OSC packet): a UDP datagram's most.
     static let maximumMessage = 65_536
 
     let policy: HTTPAccessPolicy
+    /// Tokens beyond loopback (SPEC §16).
+    let gate: AccessGate
     let inbox: Inbox
     let log: Logger
 
@@ -124,6 +139,15 @@ struct HTTPContext: Sendable {
             return .forbidden
         }
         return nil
+    }
+
+    /// Whether the token the request carries lets it in, on the connection's own addresses.
+    func access(_ head: HTTPRequestHead, _ channel: Channel, recording: Bool) -> AccessGate.Decision {
+        let credentials = TokenCredentials(uri: head.uri, authorization: head.headers["authorization"],
+                                           cookies: head.headers["cookie"])
+        return gate.decide(local: channel.localAddress?.ipAddress.flatMap { IPAddress($0) },
+                           remote: channel.remoteAddress?.ipAddress.flatMap { IPAddress($0) },
+                           credentials: credentials, now: monotonicSeconds(), recording: recording)
     }
 
     static func isWebSocketUpgrade(_ head: HTTPRequestHead) -> Bool {

@@ -17,6 +17,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let nextID = Atomic<UInt64>(1)
 
     private let context: HTTPContext
+    /// An observer's (read token, SPEC §16) OSC packets are refused with `/error`.
+    private let role: AccessRole
     let id: UInt64
     let sink: StreamSink
     private let open: Open
@@ -38,8 +40,9 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let flag = Atomic<Bool>(true)
     }
 
-    init(_ context: HTTPContext, channel: Channel, head: HTTPRequestHead) {
+    init(_ context: HTTPContext, channel: Channel, head: HTTPRequestHead, role: AccessRole) {
         self.context = context
+        self.role = role
         id = Self.nextID.add(1, ordering: .relaxed).oldValue
         let open = Open()
         self.open = open
@@ -54,7 +57,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             buffer.writeBytes(bytes)
             channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .binary, data: buffer), promise: nil)
         }
-        context.log.debug("WebSocket open", metadata: ["connection": "\(label)", "uri": "\(head.uri.prefix(200))"])
+        context.log.debug("WebSocket open", metadata: ["connection": "\(label)", "uri": "\(TokenCredentials.removingToken(from: head.uri).prefix(200))",
+                                                     "role": "\(role)"])
     }
 
     func channelRead(context ctx: ChannelHandlerContext, data: NIOAny) {
@@ -67,6 +71,10 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             var data = frame.unmaskedData
             let bytes = data.readBytes(length: data.readableBytes) ?? []
             let reply = ReplyChannel.stream(label: sink.label, send: sink.send)
+            if role == .observe {
+                context.inbox.post(.run { daemon in daemon.refuseFromObserver(bytes, replyingTo: reply) })
+                return
+            }
             // Handled by the control thread as a UDP datagram is (Daemon+Packets.swift). A client
             // that sends faster than that is held back by TCP: past `Self.pauseAt` packets
             // waiting, this connection stops reading until the control thread has caught up.

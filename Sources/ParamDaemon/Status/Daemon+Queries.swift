@@ -54,7 +54,7 @@ extension Daemon {
             ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiIn) ?? 0))),
             ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiOut) ?? 0))),
             ("server", .string(JackServerKind.library.rawValue)),
-        ]
+        ] + accessStatusPairs
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }
 

@@ -20,7 +20,7 @@ struct QueryTests {
         #expect(Array(names.dropFirst(12)) == ["malformed", "dropped_commands", "dropped_events", "dropped_packets", "dropped_feedback",
                                                "clock_synced", "clock_error_us", "clock_jitter_us",
                                                "midi_received", "midi_started", "midi_feedback", "midi_dropped",
-                                               "midi_in_links", "midi_out_links", "server"])
+                                               "midi_in_links", "midi_out_links", "server", "refused", "open"])
         let s = status.statusPairs
         #expect(s["sample_rate"] == .int32(48000))
         #expect(s["buffer_size"] == .int32(256))
@@ -31,6 +31,7 @@ struct QueryTests {
         #expect(s["dropped"] == .int32(0))
         #expect(s["late"] == .int32(0))
         #expect(s["errors"] == .int32(0))
+        #expect(s["refused"] == .int32(0) && s["open"] == .int32(0), "on loopback nothing is refused, and access is not opened")
         #expect(s["midi_in_links"] == .int32(0) && s["midi_out_links"] == .int32(0), "nothing connected to the MIDI ports")
         if case .float32(let load)? = s["dsp_load"] { #expect(load >= 0 && load <= 100) } else { Issue.record("dsp_load \(String(describing: s["dsp_load"]))") }
         if case .float32(let up)? = s["uptime"] { #expect(up > 0 && up < 60) } else { Issue.record("uptime") }

@@ -47,7 +47,19 @@ def main():
     parser.add_argument("host")
     parser.add_argument("port", type=int)
     parser.add_argument("--browse", type=float, default=0)
+    parser.add_argument("--token", help="sent as a bearer (paramd beyond loopback, SPEC §16)")
     args = parser.parse_args()
+    if args.token:
+        # python-oscquery has no way to add a header: every request it makes goes through
+        # requests' Session.request, which gets the bearer here.
+        plain = requests.Session.request
+
+        def with_token(self, method, url, **kwargs):
+            headers = dict(kwargs.pop("headers", None) or {})
+            headers["Authorization"] = f"Bearer {args.token}"
+            return plain(self, method, url, headers=headers, **kwargs)
+
+        requests.Session.request = with_token
     result = {}
     if args.browse:
         browser, found = service_by_browsing(args.browse)

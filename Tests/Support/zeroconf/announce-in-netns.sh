@@ -33,7 +33,8 @@ wait_for() {  # file text seconds
 
 start_paramd() {  # log-file extra-args…
     local log="$1"; shift
-    "$paramd" --server "$server" --name paramd-zc --port "$osc" --http-port "$http" --no-state "$@" >"$log" 2>&1 &
+    "$paramd" --server "$server" --name paramd-zc --port "$osc" --http-port "$http" --no-state \
+        --token-file "$out/token" "$@" >"$log" 2>&1 &
     paramd_pid=$!
 }
 
@@ -71,7 +72,9 @@ grep 'zeroconf' "$out/announced.log" | sed 's/^/RESULT announced-line /'
 avahi-browse -rtp _oscjson._tcp | grep '^=' | sed 's/^/RESULT browse-oscjson /'
 avahi-browse -rtp _osc._udp | grep '^=' | sed 's/^/RESULT browse-osc /'
 echo "RESULT threads $(cat /proc/$paramd_pid/task/*/comm | sort | tr '\n' ' ')"
-echo "RESULT client $(python3 "$scripts/oscquery/oscquery_client.py" "$address" "$http" --browse 10 2>"$out/client.err")"
+# Beyond loopback HTTP asks for the token (SPEC §16): the client carries it as a bearer.
+echo "RESULT client $(python3 "$scripts/oscquery/oscquery_client.py" "$address" "$http" --browse 10 \
+    --token "$(cat "$out/token")" 2>"$out/client.err")"
 stop_paramd
 sleep 1
 echo "RESULT after-exit-oscjson $(avahi-browse -rtp _oscjson._tcp | grep -c '^=.*paramd-zc')"

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The control page from another host (SPEC §16), in headless Chromium driven by Selenium.
+
+AccessTests run it in the client's network namespace, with the URL paramd printed at start:
+
+    access_page.py --url http://10.77.0.1:9001/ui?token=… --out result.json
+                   [--fraction 0.2] [--screenshot phone.png]
+
+First the same URL without the token: the token form must show (401, no script, so no
+WebSocket). Then the URL with the token: paramd answers 303 to the URL without it and sets the
+cookie; the page goes live over its WebSocket, and a press on the volume track at `fraction`
+sends that target. Writes what it saw as JSON; the test reads the sound over JACK.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.by import By
+
+READ = """
+const s = document.getElementById('slider-volume');
+const c = document.getElementById('connection');
+return {connection: c ? c.dataset.state : null,
+        value: s && s.dataset.value !== undefined ? Number(s.dataset.value) : null,
+        target: s && s.dataset.target !== undefined ? Number(s.dataset.target) : null};
+"""
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    binary = os.environ.get("PARAMD_CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                 "--force-device-scale-factor=1", "--hide-scrollbars", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    driver_path = os.environ.get("PARAMD_CHROMEDRIVER", "/usr/bin/chromedriver")
+    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+
+
+def wait(driver, predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = driver.execute_script(READ)
+        if predicate(last):
+            return last
+        time.sleep(0.05)
+    raise SystemExit(f"the page did not get there within {timeout} s: {last}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--fraction", type=float, default=0.2)
+    parser.add_argument("--screenshot")
+    args = parser.parse_args()
+    bare = args.url.split("?")[0]
+    result = {}
+    driver = browser(500, 900)
+    # A phone's viewport (headless Chromium's window is at least 500 px wide).
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        driver.get(bare)
+        result["without"] = {"title": driver.title, "url": driver.current_url,
+                             "form": len(driver.find_elements(By.CSS_SELECTOR, "form input[name=token]")),
+                             "scripts": len(driver.find_elements(By.TAG_NAME, "script")),
+                             "sliders": len(driver.find_elements(By.CSS_SELECTOR, "[id^=slider-]"))}
+        driver.get(args.url)
+        live = wait(driver, lambda r: r["connection"] == "live" and r["value"] is not None)
+        result["with"] = {"url": driver.current_url, "title": driver.title, "live": live,
+                          "cookie_visible": "paramd_token" in driver.execute_script("return document.cookie")}
+        slider = driver.find_element(By.ID, "slider-volume")
+        left, top, width, height = driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
+        actions = ActionBuilder(driver)
+        actions.pointer_action.move_to_location(round(left + args.fraction * width), round(top + height / 2))
+        actions.pointer_action.pointer_down()
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        after = wait(driver, lambda r: r["target"] is not None and abs(r["target"] - args.fraction) < 0.02
+                     and r["value"] is not None and abs(r["value"] - r["target"]) < 1e-6)
+        result["after"] = after
+        if args.screenshot:
+            driver.save_screenshot(args.screenshot)
+    finally:
+        driver.quit()
+    with open(args.out, "w") as f:
+        json.dump(result, f)
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Sends OSC packets over unicast UDP from a chosen source address and prints what comes back.
+
+AccessTests run it inside a network namespace (`ip netns exec NS python3 ...`), so that a
+datagram leaves from an address inside or outside paramd's `allow`. The packets are encoded by
+the test and given here in hex, so this script knows nothing of OSC.
+
+    udp-exchange.py --source 10.78.0.2 --to 10.77.0.1 --port 9000 [--listen 1.0] HEX...
+
+Each HEX is sent as one datagram, in order. With --listen SECONDS, every datagram that comes
+back is printed as `HOST PORT HEX` until SECONDS pass without one. Prints `sent N` after sending.
+"""
+import argparse
+import ipaddress
+import select
+import socket
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source", default=None)
+    parser.add_argument("--to", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--listen", type=float, default=0)
+    parser.add_argument("packets", nargs="+")
+    args = parser.parse_args()
+
+    family = socket.AF_INET6 if ipaddress.ip_address(args.to).version == 6 else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_DGRAM)
+    s.bind((args.source or ("::" if family == socket.AF_INET6 else "0.0.0.0"), 0))
+    for packet in args.packets:
+        s.sendto(bytes.fromhex(packet), (args.to, args.port))
+    print(f"sent {len(args.packets)}", flush=True)
+    if args.listen > 0:
+        while True:
+            ready, _, _ = select.select([s], [], [], args.listen)
+            if not ready:
+                break
+            data, source = s.recvfrom(65536)
+            print(f"{source[0]} {source[1]} {data.hex()}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
