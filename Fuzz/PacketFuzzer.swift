@@ -83,6 +83,11 @@ private func check(_ command: TimedCommand) {
         precondition(spec.seconds.isFinite && spec.seconds >= 0 && spec.seconds <= Controller.maximumSeconds, "duration \(spec.seconds)")
         precondition(spec.from.isNaN || (spec.from >= registry[p].minimum && spec.from <= registry[p].maximum), "from \(spec.from)")
     }
+    if case .bind(let p, let b) = command.command {  // a scene morph (SPEC §13)
+        let range = registry[p].minimum...registry[p].maximum
+        precondition(range.contains(b.from) && range.contains(b.to), "bound \(b.from)…\(b.to) outside \(p)")
+        precondition(b.glideSeconds.isFinite && b.glideSeconds >= 0 && b.glideSeconds <= Controller.maximumSeconds, "glide \(b.glideSeconds)")
+    }
 }
 
 /// Renders the commands for a few periods: nothing may trap, and what sounds stays in range.

@@ -83,6 +83,10 @@ cases = {
     "bundle": bundle(msg("/tone", 0.5, 0.05, "linear"), msg("/frequency", 300.0, 0.05), msg("/pan", 1.0)),
     "bundle-nested": bundle(bundle(msg("/volume", 0.5)), msg("/pan", 0.0), tag=0xE0000000_00000000),
     "bundle-empty": bundle(),
+    "scenes": bundle(msg("/scene/save", "a"), msg("/pan", 1.0, 0.0), msg("/scene/save", "b", "/{pan,volume}"),
+                     msg("/scene/recall", "a", 0.05, "linear", "stagger", 0.01, "repeat", 1.5, "id", 3),
+                     msg("/scene/morph", "a", "b"), msg("/morph", 1.0, 0.05), msg("/scene/recall", "_previous"),
+                     msg("/scene/release"), msg("/scene/list"), msg("/scene/get", "a"), msg("/scene/delete", "b")),
     "typed-args": msg("/volume", ("h", 1), ("T", None), ("F", None), ("N", None), ("S", "linear"), ("b", b"\1\2\3")),
     # Bad (SPEC §4.7): refused messages.
     "unknown-address": msg("/nowhere"),
@@ -98,6 +102,8 @@ cases = {
     "keyframes-33": msg("/volume/keyframes", 1.0, *([0.0, 1.0] * 17)[:33]),
     "subscribe-bad-pattern": msg("/subscribe", "/[abc"),
     "subscribe-bad-port": msg("/subscribe", "/*", 60, 70000),
+    "scene-bad": bundle(msg("/scene/save", "Bad Name"), msg("/scene/save", "x", "/nothing*"), msg("/scene/recall", "nope"),
+                        msg("/scene/save", "a"), msg("/scene/recall", "a", "stagger", -1.0), msg("/scene/morph", "a", "nope")),
     # Bad: malformed packets.
     "truncated": msg("/volume", 0.0, 0.0)[:-4],
     "misaligned": b"/x\0\0,f",

@@ -38,6 +38,20 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // A recall put in place: one period, in which a new recall takes over the last one (pushed
+    // before the measurement: the control thread's part).
+    for count in [8, 64] {
+        let rig = RecallRig(members: count)
+        Benchmark(rig.name) { benchmark in
+            rig.pushRecall()
+            benchmark.startMeasurement()
+            let nanoseconds = rig.renderPeriod()
+            benchmark.stopMeasurement()
+            benchmark.measurement(perFrame, Int(nanoseconds * 1000 / Int64(framesPerPeriod)))
+            blackHole(rig.sink)
+        }
+    }
+
     // The same math in plain C (Sources/CKernel), measured the same way: the floor the Swift
     // render is read against (scripts/bench-table.py prints the ratios).
     for scenario in CKernelScenario.all {

@@ -69,6 +69,13 @@ public final class Rig: @unchecked Sendable {
         return elapsed
     }
 
+    /// Pushes `commands` as one packet: they start on the next period's first frame.
+    public func push(_ commands: [TimedCommand]) {
+        if renderer == nil { start() }
+        let pushed = commands.withUnsafeBufferPointer { renderer!.pointee.commands.push(all: $0) }
+        precondition(pushed, "the command ring is full")
+    }
+
     /// Renders `periods` periods and returns a hash (FNV-1a) of every output sample's bits and
     /// of the parameters' values at each period's end: equal hashes before and after a change
     /// to the engine mean bit-identical output.
@@ -119,8 +126,14 @@ public final class Rig: @unchecked Sendable {
         for c in scenario.commands { precondition(r.commands.push(TimedCommand(c))) }
         r.render(frames: framesPerPeriod, in1: UnsafePointer(in1), in2: UnsafePointer(in2), out1: out1, out2: out2, cv: cv)
         let animating = r.counters.load(.animations)
-        precondition(animating == UInt64(scenario.commands.count),
-                     "\(scenario.name): \(animating) animations in flight, expected \(scenario.commands.count)")
+        let animations = scenario.commands.filter { c in
+            switch c {
+            case .animate, .keyframes: true
+            default: false
+            }
+        }.count
+        precondition(animating == UInt64(animations),
+                     "\(scenario.name): \(animating) animations in flight, expected \(animations)")
         renderer = .allocate(capacity: 1)
         renderer!.initialize(to: r)
         drainRings()
@@ -298,6 +311,7 @@ public enum Scenarios {
             list.append(.declared(count, moving: true, cv: true))
         }
         list.append(processRamps)
+        list += SceneScenarios.all
         return list
     }
 }

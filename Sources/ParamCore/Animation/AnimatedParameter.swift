@@ -23,9 +23,9 @@ public struct AnimatedParameter: @unchecked Sendable {
     public let minimum: Double
     public let maximum: Double
     /// The value sounding at the last rendered frame, clamped to the range.
-    public private(set) var value: Double
+    public internal(set) var value: Double
     /// The model value: where the parameter is going, or rests.
-    public private(set) var target: Double
+    public internal(set) var target: Double
     public private(set) var layerCount = 0
     /// The layers and keyframe track: memory its owner (the renderer) allocated and keeps for
     /// this slot. A copy of the parameter shares it, so only one copy may animate.
@@ -95,7 +95,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         let now = layerCount > 0 ? sounding(atFrame: frame) : value
         var i = 0
         while i < layerCount {
-            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag)
+            reporter.done(id, finished: false, value: now, tag: self.layer(i).pointee.tag, group: self.layer(i).pointee.group)
             i &+= 1
         }
         layerCount = 0
@@ -159,10 +159,17 @@ public struct AnimatedParameter: @unchecked Sendable {
     }
 
     /// Realtime-safe. Writes the values of frames `first ..< first + count` to `out`.
-    /// Returns false when the parameter held one value over the whole span.
+    /// Returns false when the parameter held one value over the whole span. `shared`: the
+    /// renderer's shared curves, which a member of a scene recall reads its eased values from.
     @_noLocks
     public mutating func render(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
                                 reporter: Reporter) -> Bool {
+        render(into: out, first: first, count: count, reporter: reporter, shared: nil)
+    }
+
+    @_noLocks
+    mutating func render(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                         reporter: Reporter, shared: SharedCurves?) -> Bool {
         if layerCount == 0 {
             out.update(repeating: value, count: count)
             return false
@@ -172,7 +179,7 @@ public struct AnimatedParameter: @unchecked Sendable {
         if layerCount == 1 && !self.layer(0).pointee.isKeyframes {
             // The common case, one basic animation: its frames before its end take the lean
             // path; the loop below takes the rest, the end frame included.
-            i = renderOnlyLayer(into: out, first: first, count: count)
+            i = renderOnlyLayer(into: out, first: first, count: count, shared: shared)
         }
         while i < count {
             let frame = first &+ UInt64(i)
@@ -206,7 +213,8 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// it are counted up frame by frame instead of divided out of the offset, and nothing
     /// checks for an end that cannot come within these frames.
     @_noLocks @inline(__always)
-    mutating func renderOnlyLayer(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int) -> Int {
+    mutating func renderOnlyLayer(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                                  shared: SharedCurves?) -> Int {
         var layer = self.layer(0).pointee
         let start = Int64(bitPattern: first &- layer.startFrame)
         let passFrames = layer.passFrames
@@ -218,6 +226,11 @@ public struct AnimatedParameter: @unchecked Sendable {
         var i = 0
         if case .linear = layer.curve, case .linear = layer.domain, !layer.autoreverses {
             return renderLinearRamp(into: out, frames: frames, within: within, passFrames: passFrames)
+        }
+        if layer.sharedCurve >= 0, let shared,
+           let eased = shared.eased(Int(layer.sharedCurve), group: layer.group, startFrame: layer.startFrame, first: first, frames: frames) {
+            renderMember(into: out, eased: eased, layer: layer, frames: frames)
+            return frames
         }
         while i < frames {
             // `Animation.progress(atOffset:)` before the end: within < passFrames.
@@ -354,7 +367,7 @@ public struct AnimatedParameter: @unchecked Sendable {
                     j &+= 1
                 }
                 layerCount &-= 1
-                reporter.done(id, finished: true, value: value, tag: layer.tag)
+                reporter.done(id, finished: true, value: value, tag: layer.tag, group: layer.group)
             } else {
                 k &+= 1
             }

@@ -22,6 +22,11 @@ public struct Animation: Sendable, BitwiseCopyable {
     public var isKeyframes: Bool
     /// The user's `id`, echoed in its `/done`; nil when none was given.
     public var tag: Int32?
+    /// The scene recall it is a member of (`AnimationSpec.group`), echoed in its `done`; 0: none.
+    public var group: UInt32 = 0
+    /// The renderer's shared curve this member reads its eased values from (`SharedCurves`);
+    /// -1: it evaluates its own.
+    @usableFromInline var sharedCurve: Int16 = -1
 
     /// Realtime-safe. Converts seconds to frames, rounded to the nearest frame.
     @inlinable static func frames(_ seconds: Double, sampleRate: Double) -> Int64 {
@@ -56,6 +61,7 @@ public struct Animation: Sendable, BitwiseCopyable {
         self.init(startFrame: startFrame, passFrames: pass, repeatCount: spec.repeatCount, autoreverses: spec.autoreverses,
                   domain: spec.domain, fromEncoded: fromEncoded, deltaEncoded: spec.domain.encode(spec.target) - fromEncoded,
                   target: spec.target, curve: spec.curve, state: state, isKeyframes: false, tag: spec.tag)
+        group = spec.group
     }
 
     /// Realtime-safe. A keyframe animation; its values live in the parameter's `KeyframeTrack`.

@@ -17,9 +17,9 @@ public struct Reporter: Sendable {
 
     /// Realtime-safe.
     @_noLocks @inline(__always)
-    public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32?) {
+    public func done(_ p: ParameterID, finished: Bool, value: Double, tag: Int32?, group: UInt32) {
         guard endsWanted else { return }
-        if events.push(.done(p, finished: finished, value: value, tag: tag)) {
+        if events.push(.done(p, finished: finished, value: value, tag: tag, group: group)) {
             counters.add(.urgentEvents, 1)
         } else {
             counters.add(.droppedEvents, 1)

@@ -12,6 +12,8 @@ public struct ControlResult: Sendable {
     public var replies: [OSCMessage] = []
     /// The reason, when the message was refused (for the log and the `errors` count).
     public var error: String?
+    /// Scene recalls this message started, for their `/scene/done` (SPEC §13).
+    public var recalls: [SceneRecall] = []
     public init() {}
 }
 
@@ -24,13 +26,21 @@ public struct Controller: Sendable {
     /// Every parameter: names, ranges, domains (ids index the arrays below).
     public private(set) var registry: ParameterRegistry
     /// Model values: the last target asked for, per parameter.
-    public private(set) var targets: [Double]
+    public internal(set) var targets: [Double]
     public private(set) var defaults: [DefaultAction]
     /// Reference tuning for `/note`, 400…480 Hz.
     public private(set) var a4: Double = 440
     /// Per parameter, the serial of the last command that set its target.
     private var serials: [UInt32]
     private var nextSerial: UInt32 = 1
+    /// Scenes and `_previous` (SPEC §13, Controller+Scenes.swift).
+    public internal(set) var scenes = SceneBook()
+    /// Per parameter, the two values a bound morph moves it between (nil: not bound).
+    public internal(set) var morphBindings: [MorphPair?] = Array(repeating: nil, count: ParameterRegistry.capacity)
+    /// The group id of the next scene recall (never 0, which means "no group").
+    var nextGroup: UInt32 = 1
+    /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.
+    public var sampleRate: Double = 0
 
     public static let maximumSeconds: Double = 24 * 3600
     public static let a4Range: ClosedRange<Double> = 400...480
@@ -62,9 +72,11 @@ public struct Controller: Sendable {
             } else {
                 targets[p.index] = spec.clamp(initial(p))
                 serials[p.index] = 0
+                morphBindings[p.index] = nil
             }
             self.defaults[p.index] = defaults(p)
         }
+        for k in morphBindings.indices where new.spec(ParameterID(index: k)) == nil { morphBindings[k] = nil }
         registry = new
     }
 
@@ -81,7 +93,9 @@ public struct Controller: Sendable {
     /// rests away from its target); adopt it unless a newer command has set the target since.
     public mutating func apply(_ update: TargetUpdate) {
         let k = Int(update.parameter.rawValue)
-        if serials[k] == update.serial { targets[k] = update.value }
+        guard serials[k] == update.serial else { return }
+        targets[k] = update.value
+        targetChanged(update.parameter)
     }
 
     /// Control thread. A new renderer starts on these targets with no command in flight (a JACK
@@ -89,6 +103,8 @@ public struct Controller: Sendable {
     /// itself (MIDI, `TargetUpdate` with the parameter's serial) are adopted from the start.
     public mutating func restartSerials() {
         for k in serials.indices { serials[k] = 0 }
+        // The new renderer has no morph bound: its members rest on the targets they had.
+        for k in morphBindings.indices { morphBindings[k] = nil }
     }
 
     /// Control thread. Handles a parameter route (everything but subscriptions, queries and
@@ -143,6 +159,8 @@ public struct Controller: Sendable {
                     result.replies.append(warning(message.address, "A4 \(hz) Hz is outside 400…480 Hz; clamped to \(clamped)"))
                 }
                 a4 = clamped
+            case .sceneSave, .sceneRecall, .sceneMorph, .sceneRelease, .sceneDelete, .sceneList, .sceneGet:
+                try handleScene(message, route.action, start: start, sounding: sounding, result: &result)
             case .get(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 result.replies.append(OSCMessage("/\(registry.name(p))", [.float32(Float(sounding(p)))]))
@@ -158,17 +176,18 @@ public struct Controller: Sendable {
         return result
     }
 
-    private mutating func commit(_ p: ParameterID, _ command: Command, target: Double, start: StartTime,
+    mutating func commit(_ p: ParameterID, _ command: Command, target: Double, start: StartTime,
                                  delay: Double, _ result: inout ControlResult) {
         let serial = nextSerial
         nextSerial &+= 1
         if nextSerial == 0 { nextSerial = 1 }
         targets[Int(p.rawValue)] = target
         serials[Int(p.rawValue)] = serial
+        targetChanged(p)
         result.commands.append(TimedCommand(command, start: start, delaySeconds: delay, serial: serial))
     }
 
-    private func warning(_ address: String, _ text: String) -> OSCMessage {
+    func warning(_ address: String, _ text: String) -> OSCMessage {
         OSCMessage("/warning", [.string(address), .string(text)])
     }
 
@@ -182,7 +201,7 @@ public struct Controller: Sendable {
     static let optionNames: Set<String> = ["delay", "repeat", "autoreverse", "from", "velocity", "domain", "mode", "id"]
     static let keyframeWords: Set<String> = ["times", "curves", "calc", "repeat", "autoreverse", "delay", "id"]
 
-    private static func seconds(_ arg: OSCArgument, _ what: String) throws(ControlError) -> Double {
+    static func seconds(_ arg: OSCArgument, _ what: String) throws(ControlError) -> Double {
         guard let s = arg.numericValue, s.isFinite, s >= 0 else {
             throw ControlError("\(what) must be a finite number of seconds ≥ 0")
         }
@@ -190,12 +209,12 @@ public struct Controller: Sendable {
         return s
     }
 
-    private static func curve(_ text: String) throws(ControlError) -> TimingCurve {
+    static func curve(_ text: String) throws(ControlError) -> TimingCurve {
         do { return try TimingCurve.parse(text) } catch { throw ControlError(error.description) }
     }
 
     /// `repeat`: a count > 0, fractional allowed; `inf` or ≥ 1e9 repeats forever.
-    private static func repeatCount(_ arg: OSCArgument) throws(ControlError) -> Double {
+    static func repeatCount(_ arg: OSCArgument) throws(ControlError) -> Double {
         if let s = arg.stringValue {
             guard s == "inf" || s == "infinity" else { throw ControlError("'repeat' takes a count > 0 or inf") }
             return .infinity
@@ -204,12 +223,12 @@ public struct Controller: Sendable {
         return n >= 1e9 ? .infinity : n
     }
 
-    private static func flag(_ arg: OSCArgument, _ name: String) throws(ControlError) -> Bool {
+    static func flag(_ arg: OSCArgument, _ name: String) throws(ControlError) -> Bool {
         guard let b = arg.boolValue else { throw ControlError("'\(name)' takes 0 or 1") }
         return b
     }
 
-    private static func tag(_ arg: OSCArgument) throws(ControlError) -> Int32 {
+    static func tag(_ arg: OSCArgument) throws(ControlError) -> Int32 {
         guard let x = arg.numericValue, x.isFinite, x == x.rounded(), abs(x) <= Double(Int32.max) else {
             throw ControlError("'id' needs an integer")
         }
@@ -218,7 +237,7 @@ public struct Controller: Sendable {
 
     /// Parses `value [duration [curve]] [option value]…` into a validated, clamped spec and
     /// its delay.
-    private func animation(for p: ParameterID, _ args: [OSCArgument], address: String,
+    func animation(for p: ParameterID, _ args: [OSCArgument], address: String,
                            value toValue: (Double) -> Double, domain: ValueDomain,
                            allowsNegativeInfinity: Bool = false,
                            result: inout ControlResult) throws(ControlError) -> (AnimationSpec, Double) {
@@ -292,89 +311,6 @@ public struct Controller: Sendable {
                 throw ControlError("unknown option '\(name)'")
             }
             i += 2
-        }
-        return (spec, delay)
-    }
-
-    /// Parses SPEC §4.3's keyframe message.
-    private func keyframes(for p: ParameterID, _ args: [OSCArgument], address: String,
-                           result: inout ControlResult) throws(ControlError) -> (KeyframeSpec, Double) {
-        guard let first = args.first else { throw ControlError("expects a duration and values") }
-        var spec = KeyframeSpec()
-        spec.seconds = try Self.seconds(first, "the duration")
-        let range = registry[p]
-        spec.domain = range.domain
-        var values: [Double] = []
-        var i = 1
-        while i < args.count, let v = args[i].numericValue {
-            guard v.isFinite else { throw ControlError("keyframe value \(values.count + 1) must be a finite number") }
-            values.append(v)
-            i += 1
-        }
-        guard !values.isEmpty else { throw ControlError("expects at least one value after the duration") }
-        guard values.count <= KeyframeSpec.capacity else {
-            throw ControlError("at most \(KeyframeSpec.capacity) keyframe values (got \(values.count))")
-        }
-        spec.count = values.count
-        var clamped = false
-        for (k, v) in values.enumerated() {
-            spec.values[k] = range.clamp(v)
-            if spec.values[k] != v { clamped = true }
-        }
-        if clamped { result.replies.append(warning(address, "keyframe values outside \(range.minimum)…\(range.maximum) were clamped")) }
-        for k in 0..<values.count {
-            spec.times[k] = values.count > 1 ? Double(k) / Double(values.count - 1) : 1
-        }
-        var delay = 0.0
-        while i < args.count {
-            guard let word = args[i].stringValue, Self.keyframeWords.contains(word) else {
-                throw ControlError("argument \(i + 1): expected one of \(Self.keyframeWords.sorted().joined(separator: ", "))")
-            }
-            i += 1
-            switch word {
-            case "times":
-                guard i + values.count <= args.count else { throw ControlError("'times' needs \(values.count) key times, one per value") }
-                var previous = -Double.infinity
-                for k in 0..<values.count {
-                    guard let t = args[i + k].numericValue, t.isFinite, t >= 0, t <= 1 else {
-                        throw ControlError("key times are numbers in 0…1")
-                    }
-                    guard t >= previous else { throw ControlError("key times must not decrease") }
-                    spec.times[k] = t
-                    previous = t
-                }
-                guard spec.times[0] == 0, spec.times[values.count - 1] == 1 || values.count == 1 else {
-                    throw ControlError("key times start at 0 and end at 1")
-                }
-                i += values.count
-            case "curves":
-                let segments = values.count - 1
-                guard segments > 0 else { throw ControlError("one value has no segments to time") }
-                guard i + segments <= args.count else { throw ControlError("'curves' needs \(segments) curves, one per segment") }
-                for k in 0..<segments {
-                    guard let text = args[i + k].stringValue else { throw ControlError("curve \(k + 1) must be a string") }
-                    let c = try Self.curve(text)
-                    if c.ignoresRequestedDuration { throw ControlError("a physical spring runs in its own time and cannot time a keyframe segment") }
-                    spec.curves[k] = c
-                }
-                i += segments
-            case "calc":
-                guard i < args.count, let s = args[i].stringValue, let c = KeyframeCalculation(name: s) else {
-                    throw ControlError("'calc' is linear, discrete, cubic or paced")
-                }
-                spec.calculation = c
-                i += 1
-            default:
-                guard i < args.count else { throw ControlError("'\(word)' needs a value") }
-                switch word {
-                case "repeat": spec.repeatCount = try Self.repeatCount(args[i])
-                case "autoreverse": spec.autoreverses = try Self.flag(args[i], "autoreverse")
-                case "delay": delay = try Self.seconds(args[i], "'delay'")
-                default:
-                    spec.tag = try Self.tag(args[i])
-                }
-                i += 1
-            }
         }
         return (spec, delay)
     }

@@ -29,6 +29,16 @@ public enum RouteAction: Sendable, Equatable {
     case midiLearn
     case midiForget
     case midiMap
+    /// `/scene/save name [pattern]`, `/scene/recall name [duration [curve]] [option value]…`,
+    /// `/scene/morph from to`, `/scene/release`, `/scene/delete name`, `/scene/list`,
+    /// `/scene/get name` (SPEC §13, docs/SCENES.md).
+    case sceneSave
+    case sceneRecall
+    case sceneMorph
+    case sceneRelease
+    case sceneDelete
+    case sceneList
+    case sceneGet
 }
 
 /// One OSC address of paramd's address space.
@@ -108,6 +118,25 @@ public struct RouteTable: Sendable {
             Route(address: "/midi/map", action: .midiMap, arguments: "",
                   summary: "reply /midi/mapping per MIDI mapping, then /midi/map/end i count"),
         ]
-        return routes
+        return routes + sceneRoutes
+    }
+
+    private static var sceneRoutes: [Route] {
+        [
+            Route(address: "/scene/save", action: .sceneSave, arguments: "name [pattern]",
+                  summary: "store the targets of the parameters matching pattern (default /*) as a scene"),
+            Route(address: "/scene/recall", action: .sceneRecall,
+                  arguments: "name [duration [curve]] [option value]…",
+                  summary: "animate every member to its stored value from one frame (options of /volume, and stagger seconds); then /scene/done s name i finished"),
+            Route(address: "/scene/morph", action: .sceneMorph, arguments: "from to",
+                  summary: "bind the members of both scenes to morph: each sounds the point morph of the way from → to"),
+            Route(address: "/scene/release", action: .sceneRelease, arguments: "",
+                  summary: "unbind the morph's members; each stays where it sounds"),
+            Route(address: "/scene/delete", action: .sceneDelete, arguments: "name", summary: "forget a scene"),
+            Route(address: "/scene/list", action: .sceneList, arguments: "",
+                  summary: "reply /scene s name i members per scene, then /scene/list/end"),
+            Route(address: "/scene/get", action: .sceneGet, arguments: "name",
+                  summary: "reply /scene/value s name s param f value per member"),
+        ]
     }
 }

@@ -259,6 +259,20 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// A scene recall ended (SPEC §13): `message` (`/scene/done`) to every subscriber with a
+    /// pattern matching `/scene`, but `sender`, who gets it as the recall's reply.
+    public func sceneEnded(_ message: OSCMessage, sender: Endpoint?, into outbox: inout Outbox) {
+        var index: Int? = nil
+        for i in subscribers.indices where subscribers[i].endpoint != sender
+            && subscribers[i].patterns.contains(where: { $0.matcher.matches("/scene") }) {
+            if index == nil {
+                index = outbox.messages.count
+                outbox.messages.append(message)
+            }
+            outbox.sends.append((i, index!))
+        }
+    }
+
     /// What an outbox sends, as (endpoint, message) pairs (for tests and simple callers).
     public func resolve(_ outbox: Outbox) -> [(Endpoint, OSCMessage)] {
         outbox.sends.map { (subscribers[$0.subscriber].endpoint, outbox.messages[$0.message]) }

@@ -8,7 +8,8 @@ public enum ValueDomain: UInt8, Sendable, BitwiseCopyable, CaseIterable {
     /// negatives) are taken as `logFloor`.
     case log
     /// Decibels: encode = 20·log10 v, floored at `decibelFloor` (−120 dB; 0 and negatives
-    /// included); decode = 10^(x/20).
+    /// included); decode = 10^(x/20), computed as e^(x·ln 10/20) (libm's exp is several times
+    /// faster than its pow, and within 2e-15 relative of it over −120…+120 dB).
     case db
 
     /// Smallest value the `log` domain represents: 1e-9 (−180 dB as a gain). Tiny, so that a
@@ -16,6 +17,9 @@ public enum ValueDomain: UInt8, Sendable, BitwiseCopyable, CaseIterable {
     @inlinable public static var logFloor: Double { 1e-9 }
     /// Floor of the `db` domain, in decibels.
     @inlinable public static var decibelFloor: Double { -120 }
+
+    /// ln 10 / 20: e raised to a level in dB times this is the level as a gain.
+    @inlinable public static var nepersPerDecibel: Double { 0.11512925464970229 }
 
     /// Realtime-safe. Maps a value into the domain's space.
     @inlinable @_noLocks
@@ -38,7 +42,7 @@ public enum ValueDomain: UInt8, Sendable, BitwiseCopyable, CaseIterable {
         switch self {
         case .linear: return x
         case .log: return Math.exp(x)
-        case .db: return Math.pow(10, x / 20)
+        case .db: return Math.exp(x * ValueDomain.nepersPerDecibel)
         }
     }
 

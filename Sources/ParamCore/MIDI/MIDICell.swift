@@ -8,6 +8,10 @@ public enum MIDICell: Int, CaseIterable, Sendable {
     case started
     /// Feedback values sent (a cc14 or NRPN value counts once).
     case feedbackSent
-    /// What did not fit: animations beyond a period's room, learn reports, feedback messages.
+    /// What did not fit: animations beyond a period's room, learn reports, program changes,
+    /// feedback messages.
     case dropped
+    /// Nonzero while some `[[midi]]` table recalls a scene on a program change (control writes,
+    /// audio reads): program changes are reported to the control side only then.
+    case programsWanted
 }

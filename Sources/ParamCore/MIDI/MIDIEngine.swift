@@ -52,6 +52,7 @@ public struct MIDIEngine: @unchecked Sendable {
         var local = 0
         var out = 0
         var learnPushed = false
+        var programPushed = false
     }
 
     @usableFromInline struct Table {
@@ -71,6 +72,8 @@ public struct MIDIEngine: @unchecked Sendable {
     @usableFromInline let mailbox: MIDITableMailbox
     /// Controllers heard while learning, audio → control.
     public let learnRing: SPSCRing<MIDIControllerEvent>
+    /// Program changes heard while some mapping recalls a scene on one, audio → control.
+    public let programRing: SPSCRing<MIDIProgramChange>
     public let cells: MIDICells
 
     /// Control thread, once.
@@ -86,6 +89,7 @@ public struct MIDIEngine: @unchecked Sendable {
         out.initialize(repeating: 0, count: Self.outCapacity * 3)
         mailbox = MIDITableMailbox()
         learnRing = SPSCRing(capacity: 64)
+        programRing = SPSCRing(capacity: 64)
         cells = MIDICells()
     }
 
@@ -96,7 +100,7 @@ public struct MIDIEngine: @unchecked Sendable {
         if pending != 0 { Self.free(pending) }
         slots.deallocate(); spare.deallocate(); channels.deallocate(); HotMemory.deallocate(counts)
         local.deallocate(); out.deallocate(); mailbox.deallocate()
-        learnRing.deallocate(); cells.deallocate()
+        learnRing.deallocate(); programRing.deallocate(); cells.deallocate()
     }
 
     // MARK: Control side
@@ -126,6 +130,9 @@ public struct MIDIEngine: @unchecked Sendable {
         table.deallocate()
     }
 
+    /// Control thread. Whether the audio side reports program changes (scene recalls).
+    public func setProgramsWanted(_ on: Bool) { cells.store(.programsWanted, on ? 1 : 0) }
+
     /// Control thread. Whether the audio side reports controllers that move (for `/midi/learn`).
     public func setLearning(_ on: Bool) { cells.store(.learning, on ? 1 : 0) }
 
@@ -141,6 +148,7 @@ public struct MIDIEngine: @unchecked Sendable {
         counts.pointee.local = 0
         counts.pointee.out = 0
         counts.pointee.learnPushed = false
+        counts.pointee.programPushed = false
         // Only once the control side has collected the last table handed back.
         guard mailbox.retiredCollected else { return }
         let address = mailbox.takeOffered()
@@ -186,6 +194,8 @@ public struct MIDIEngine: @unchecked Sendable {
     @_noLocks public func outMessage(_ i: Int) -> UnsafeMutablePointer<UInt8> { out + 3 * i }
     /// Realtime-safe. Whether this period reported a controller to a waiting learn.
     public var learnReported: Bool { @_noLocks get { counts.pointee.learnPushed } }
+    /// Realtime-safe. Whether this period reported a program change for a scene recall.
+    public var programReported: Bool { @_noLocks get { counts.pointee.programPushed } }
     /// The mappings in use (tests; the audio side: with none, no feedback to look for).
     public var mappingCount: Int { @_noLocks get { counts.pointee.slots } }
 
@@ -219,6 +229,13 @@ public struct MIDIEngine: @unchecked Sendable {
             }
         case .noteOff:
             break
+        case .programChange(let ch, let program):
+            guard cells.load(.programsWanted) != 0 else { return }
+            if programRing.push(MIDIProgramChange(channel: ch &+ 1, program: program)) {
+                counts.pointee.programPushed = true
+            } else {
+                cells.add(.dropped, 1)
+            }
         }
     }
 

@@ -7,16 +7,22 @@ public enum MIDIMessage: Sendable, BitwiseCopyable, Equatable {
     case noteOff(channel: UInt8, note: UInt8, velocity: UInt8)
     /// 0…16383, 8192 the centre.
     case pitchBend(channel: UInt8, value: UInt16)
+    /// Two bytes on the wire: a scene recall when a `[[midi]]` table maps it (SPEC §13).
+    case programChange(channel: UInt8, program: UInt8)
 
     /// Realtime-safe. The channel message in `bytes`, or nil for anything else (system
-    /// messages, SysEx, program change, aftertouch, a truncated or malformed message).
+    /// messages, SysEx, aftertouch, a truncated or malformed message).
     @_noLocks
     public static func parse(_ bytes: UnsafePointer<UInt8>, count: Int) -> MIDIMessage? {
-        guard count >= 3 else { return nil }
+        guard count >= 2 else { return nil }
         let status = bytes[0]
-        let d1 = bytes[1], d2 = bytes[2]
-        guard status & 0x80 != 0, d1 & 0x80 == 0, d2 & 0x80 == 0 else { return nil }
+        let d1 = bytes[1]
+        guard status & 0x80 != 0, d1 & 0x80 == 0 else { return nil }
         let channel = status & 0x0F
+        if status & 0xF0 == 0xC0 { return .programChange(channel: channel, program: d1) }
+        guard count >= 3 else { return nil }
+        let d2 = bytes[2]
+        guard d2 & 0x80 == 0 else { return nil }
         switch status & 0xF0 {
         case 0xB0: return .controlChange(channel: channel, controller: d1, value: d2)
         case 0x90:
@@ -28,7 +34,8 @@ public enum MIDIMessage: Sendable, BitwiseCopyable, Equatable {
         }
     }
 
-    /// Realtime-safe. Writes the message's three bytes into `out`.
+    /// Realtime-safe. Writes the message's three bytes into `out` (a program change's third is 0
+    /// and not part of it).
     @_noLocks
     public func encode(into out: UnsafeMutablePointer<UInt8>) {
         switch self {
@@ -37,6 +44,7 @@ public enum MIDIMessage: Sendable, BitwiseCopyable, Equatable {
         case .noteOff(let c, let n, let v): out[0] = 0x80 | (c & 0x0F); out[1] = n & 0x7F; out[2] = v & 0x7F
         case .pitchBend(let c, let v):
             out[0] = 0xE0 | (c & 0x0F); out[1] = UInt8(truncatingIfNeeded: v & 0x7F); out[2] = UInt8(truncatingIfNeeded: (v >> 7) & 0x7F)
+        case .programChange(let c, let p): out[0] = 0xC0 | (c & 0x0F); out[1] = p & 0x7F; out[2] = 0
         }
     }
 

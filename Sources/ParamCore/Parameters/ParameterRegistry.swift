@@ -1,4 +1,4 @@
-/// Every parameter paramd has: the five of SPEC §3 (ids 0…4) and up to 64 declared in the config
+/// Every parameter paramd has: the five of SPEC §3 (ids 0…4), `morph` (5) and up to 64 declared in the config
 /// file (SPEC §8), each in a slot of its own. A slot keeps its id while paramd runs: a reload
 /// that removes a parameter leaves its slot empty, and a new one takes the first empty slot, so
 /// ids held anywhere (rings, subscriptions, the audio side) never come to mean another parameter.
@@ -11,7 +11,7 @@ public struct ParameterRegistry: Sendable, Equatable {
     /// By id; nil for an empty slot.
     public private(set) var slots: [ParameterSpec?]
 
-    /// The five built-ins and nothing else.
+    /// The built-ins and nothing else.
     public static let builtIn = ParameterRegistry(builtIns: ParameterSpec.builtIns)
 
     private init(builtIns: [ParameterSpec]) {

@@ -1,6 +1,6 @@
 /// What a parameter is (SPEC §3, §8): its name, range, unit, domain, initial value and default
 /// action, and what it drives beyond paramd's own signal path (a CV port, OSC sent on).
-/// The five built-ins are `ParameterSpec.builtIns`; declared ones come from the config file.
+/// The six built-ins are `ParameterSpec.builtIns`; declared ones come from the config file.
 public struct ParameterSpec: Sendable, Equatable {
     /// The OSC name: `cutoff` for `/cutoff`. `[a-z][a-z0-9_]{0,31}`.
     public var name: String
@@ -39,13 +39,15 @@ public struct ParameterSpec: Sendable, Equatable {
         return minimum
     }
 
-    /// The five parameters of the signal path (SPEC §3), in order of their ids.
+    /// The built-ins in order of their ids: the five of the signal path (SPEC §3), then `morph`
+    /// (SPEC §13).
     public static let builtIns: [ParameterSpec] = [
         ParameterSpec(name: "volume", minimum: 0, maximum: 1, initial: 1, unit: "gain"),
         ParameterSpec(name: "tone", minimum: 0, maximum: 1, initial: 0, unit: "gain"),
         ParameterSpec(name: "frequency", minimum: 20, maximum: 20000, initial: 440, unit: "Hz", domain: .log),
         ParameterSpec(name: "pan", minimum: -1, maximum: 1, initial: 0, unit: "pan"),
         ParameterSpec(name: "input", minimum: 0, maximum: 1, initial: 1, unit: "gain"),
+        ParameterSpec(name: "morph", minimum: 0, maximum: 1, initial: 0, unit: ""),
     ]
 
     /// Names a declared parameter may not take: the settings' keys and the addresses of SPEC
@@ -53,7 +55,7 @@ public struct ParameterSpec: Sendable, Equatable {
     public static let reservedNames: Set<String> = [
         "stop", "status", "params", "ping", "note", "a4", "midi", "subscribe", "unsubscribe", "nsm",
         "get", "default", "keyframes", "done", "target", "db", "ui", "param", "error", "warning",
-        "pong", "subscribed", "reply", "osc", "oscquery", "host_info", "listen", "ignore",
+        "pong", "subscribed", "reply", "osc", "oscquery", "host_info", "listen", "ignore", "scene", "scenes",
     ]
 
     /// Whether `name` is `[a-z][a-z0-9_]{0,31}`.

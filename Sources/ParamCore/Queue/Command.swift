@@ -20,6 +20,10 @@ public struct AnimationSpec: Sendable, BitwiseCopyable {
     public var additive = false
     /// The user's `id`, echoed in this animation's `/done`; nil when none was given.
     public var tag: Int32? = nil
+    /// Nonzero: a member of scene recall `group` (SPEC §13). Members of one group that start
+    /// on the same frame with the same seconds, curve, repeat and autoreverse share one curve
+    /// evaluation per frame; the group is echoed in each member's `done`.
+    public var group: UInt32 = 0
 
     public init(target: Double, seconds: Double, curve: TimingCurve, domain: ValueDomain) {
         self.target = target
@@ -70,6 +74,28 @@ public struct KeyframeSpec: Sendable, BitwiseCopyable {
     public init() {}
 }
 
+/// A parameter bound to `morph` (SPEC §13): from the frame the binding applies, it sounds at
+/// every frame the point m of the way from `from` to `to` in `domain`, m being `morph`'s value
+/// at that frame. It glides in from what it sounded over `glideSeconds` along `glideCurve` (a
+/// crossfade from the value held at bind to the bound value), so it never jumps.
+public struct MorphBinding: Sendable, BitwiseCopyable {
+    /// The member's value in the `from` scene (m = 0), clamped to its range.
+    public var from: Double
+    /// Its value in the `to` scene (m = 1), clamped to its range.
+    public var to: Double
+    public var domain: ValueDomain
+    public var glideSeconds: Double
+    public var glideCurve: TimingCurve
+
+    public init(from: Double, to: Double, domain: ValueDomain, glideSeconds: Double, glideCurve: TimingCurve) {
+        self.from = from
+        self.to = to
+        self.domain = domain
+        self.glideSeconds = glideSeconds
+        self.glideCurve = glideCurve
+    }
+}
+
 /// When a command takes effect.
 public enum StartTime: Sendable, BitwiseCopyable, Equatable {
     /// At the first frame not yet rendered.
@@ -91,11 +117,19 @@ public enum Command: Sendable, BitwiseCopyable {
     /// A declared parameter leaves its slot: its animations end with `finished` 0 and it is
     /// no longer rendered.
     case undeclare(ParameterID)
+    /// The parameter follows `morph` (`MorphBinding`); its target is the bound value at
+    /// `morph`'s target. Any other command for it (animate, keyframes, stop, declare,
+    /// undeclare) unbinds it first; an animation then starts from what it sounds.
+    case bind(ParameterID, MorphBinding)
+    /// The parameter stays where it sounds; its target becomes that value, reported back with
+    /// a `TargetUpdate` as a `stop` does.
+    case unbind(ParameterID)
 
     /// Realtime-safe.
     @inlinable public var parameter: ParameterID {
         switch self {
-        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p): p
+        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p),
+             .bind(let p, _), .unbind(let p): p
         }
     }
 }
@@ -122,8 +156,9 @@ public enum Event: Sendable, BitwiseCopyable, Equatable {
     /// The value sounding at the last frame of a period in which the parameter moved.
     case value(ParameterID, Double)
     /// An animation ended: ran to its end (`finished`) or was interrupted. `value` is the
-    /// exact value sounding when it ended; `tag` is its user's `id`, if it had one.
-    case done(ParameterID, finished: Bool, value: Double, tag: Int32?)
+    /// exact value sounding when it ended; `tag` is its user's `id`, if it had one; `group` is
+    /// the scene recall it was a member of (`AnimationSpec.group`), 0 when none.
+    case done(ParameterID, finished: Bool, value: Double, tag: Int32?, group: UInt32)
 }
 
 /// The audio side moved a parameter's target itself — a `stop` froze it, or an animation ended

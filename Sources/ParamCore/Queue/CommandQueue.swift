@@ -14,6 +14,8 @@ struct QueuedCommand: BitwiseCopyable {
         case stop(ParameterID)
         case declare(ParameterID, SlotSetup)
         case undeclare(ParameterID)
+        case bind(ParameterID, MorphBinding)
+        case unbind(ParameterID)
     }
     @usableFromInline var payload: Payload
     @usableFromInline var start: StartTime
@@ -22,7 +24,8 @@ struct QueuedCommand: BitwiseCopyable {
 
     @usableFromInline var parameter: ParameterID {
         switch payload {
-        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p): p
+        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p),
+             .bind(let p, _), .unbind(let p): p
         }
     }
 }
@@ -99,6 +102,10 @@ public struct CommandQueue: @unchecked Sendable {
                     payload = .declare(p, setup)
                 case .undeclare(let p):
                     payload = .undeclare(p)
+                case .bind(let p, let binding):
+                    payload = .bind(p, binding)
+                case .unbind(let p):
+                    payload = .unbind(p)
                 }
                 queued.initializeElement(at: i, to: QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial))
             }

@@ -1,21 +1,36 @@
-/// The CV outputs (SPEC §8.1): each declared parameter's port, and the ports of the five.
+/// The CV outputs (SPEC §8.1): `morph`'s and each declared parameter's port, and the ports of
+/// the five.
 extension Renderer {
     /// Realtime-safe. The declared parameters of one chunk, and every CV port: a declared
     /// parameter that does not move and has no port costs a test of its layer count; one with
-    /// a port and at rest fills it with its value.
+    /// a port and at rest fills it with its value. A bound one follows `morph`, rendered
+    /// before (`renderChunk`) into its chunk when `morphMoves`.
     @_noLocks
-    mutating func renderDeclaredAndCV(first: UInt64, count: Int,
-                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int, rendered: RenderedParameters) {
+    mutating func renderDeclaredAndCV(first: UInt64, count: Int, cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int,
+                                      rendered: RenderedParameters, morphMoves: Bool, bindingsMove: Bool) {
         let shared = chunkScratch.declared
         let r = reporter
+        let m = ParameterID.morph.index
+        if let port = cv.flatMap({ outputs[m].scale != 0 ? $0[m] : nil }) {
+            if morphMoves {
+                outputs[m].write(port + offset, from: chunkScratch.morph, count: count)
+            } else {
+                outputs[m].fill(port + offset, value: params[m].value, count: count)
+            }
+        }
         var i = 0
         while i < declaredCount {
             let k = declared[i].index
             let port = cv.flatMap { outputs[k].scale != 0 ? $0[k] : nil }
             if params[k].layerCount == 0 {
-                if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
+                if bindingsMove && boundSlots.contains(k) {
+                    renderBound(k, into: shared, first: first, count: count, morphValues: chunkScratch.morph)
+                    if let port { outputs[k].write(port + offset, from: shared, count: count) }
+                } else if let port {
+                    outputs[k].fill(port + offset, value: params[k].value, count: count)
+                }
             } else {
-                _ = params[k].render(into: shared, first: first, count: count, reporter: r)
+                _ = params[k].render(into: shared, first: first, count: count, reporter: r, shared: sharedCurves)
                 if let port { outputs[k].write(port + offset, from: shared, count: count) }
             }
             i &+= 1
@@ -23,7 +38,7 @@ extension Renderer {
         guard let cv else { return }
         // The five of the signal path, from their scratch, when they have a port.
         var b = 0
-        while b < ParameterID.builtInCount {
+        while b < ParameterID.signalPathCount {
             if outputs[b].scale != 0, let port = cv[b] {
                 if rendered.contains(RenderedParameters(slot: b)) {
                     outputs[b].write(port + offset, from: chunkScratch.chunk(b), count: count)

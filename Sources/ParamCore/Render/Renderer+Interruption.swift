@@ -9,7 +9,7 @@ extension Renderer {
             let parameter = params[p.index]
             for k in 0..<parameter.layerCount {
                 let layer = parameter.layer(k).pointee
-                ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag))
+                ended.append(.done(p, finished: false, value: parameter.value, tag: layer.tag, group: layer.group))
             }
         }
         // Waiting commands in arrival order.
@@ -19,8 +19,8 @@ extension Renderer {
             let value = params[p.index].value
             switch entry.timed.payload {
             case .animate, .keyframes:
-                ended.append(.done(p, finished: false, value: value, tag: self.tag(of: entry.timed)))
-            case .stop, .declare, .undeclare: break
+                ended.append(.done(p, finished: false, value: value, tag: self.tag(of: entry.timed), group: Self.group(of: entry.timed)))
+            case .stop, .declare, .undeclare, .bind, .unbind: break
             }
         }
         return ended

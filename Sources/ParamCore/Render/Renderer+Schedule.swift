@@ -53,7 +53,7 @@ extension Renderer {
                 // The control side checks the room first; this is the last line of defence.
                 counters.add(.scheduleFull, 1)
                 let p = timed.parameter
-                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: timed))
+                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: timed), group: Self.group(of: timed))
                 if case .keyframes(_, let slot) = timed.payload { commands.release(slot) }
                 continue
             }
@@ -222,6 +222,15 @@ extension Renderer {
         counters.add(.commands, 1)
         let rate = sampleRate
         let serial = entry.timed.serial
+        // A message for a bound parameter takes it from the morph first (SPEC §13); it then
+        // starts from what it sounds.
+        if boundCount > 0 {
+            switch entry.timed.payload {
+            case .bind: break
+            case .unbind(let p): unbind(p, report: true, serial: serial)
+            default: unbind(entry.timed.parameter, report: false, serial: serial)
+            }
+        }
         switch entry.timed.payload {
         case .animate(let p, let spec):
             if entry.local {
@@ -232,6 +241,7 @@ extension Renderer {
                 localTargets.insert(p.index)
             } else {
                 params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
+                if spec.group != 0 { joinGroup(p, spec) }
             }
         case .keyframes(let p, let slot):
             params[p.index].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial,
@@ -244,6 +254,10 @@ extension Renderer {
             declare(p, setup, atFrame: frame)
         case .undeclare(let p):
             undeclare(p, atFrame: frame)
+        case .bind(let p, let binding):
+            bind(p, binding, atFrame: frame, serial: serial)
+        case .unbind:
+            break  // unbound above, if it was bound
         }
     }
 
@@ -267,9 +281,10 @@ extension Renderer {
             removeScheduled(pick)
             switch cancelled.payload {
             case .animate, .keyframes:
-                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: cancelled))
+                reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: cancelled),
+                              group: Self.group(of: cancelled))
                 if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
-            case .stop, .declare, .undeclare: break
+            case .stop, .declare, .undeclare, .bind, .unbind: break
             }
         }
     }
@@ -280,7 +295,14 @@ extension Renderer {
         switch command.payload {
         case .animate(_, let s): s.tag
         case .keyframes(_, let slot): commands.keyframes(slot).pointee.tag
-        case .stop, .declare, .undeclare: nil
+        case .stop, .declare, .undeclare, .bind, .unbind: nil
         }
+    }
+
+    /// Realtime-safe. The scene recall an animation command is a member of (0: none).
+    @_noLocks @inline(__always)
+    static func group(of command: QueuedCommand) -> UInt32 {
+        if case .animate(_, let s) = command.payload { return s.group }
+        return 0
     }
 }

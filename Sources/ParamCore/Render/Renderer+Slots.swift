@@ -1,4 +1,4 @@
-/// The parameter slots a renderer renders: the five of the signal path always, declared ones
+/// The parameter slots a renderer renders: the built-ins always, declared ones
 /// as `declare` and `undeclare` commands arrive (SPEC §8), with what each drives beyond the
 /// signal path (its CV port).
 extension Renderer {
@@ -79,7 +79,7 @@ extension Renderer {
         outputs[k] = output
     }
 
-    /// Realtime-safe. The slots rendered now: the five, then `declaredCount` declared ones.
+    /// Realtime-safe. The slots rendered now: the built-ins, then `declaredCount` declared ones.
     @_noLocks @inline(__always)
     public func slot(at n: Int) -> Int { n < ParameterID.builtInCount ? n : declared[n &- ParameterID.builtInCount].index }
     @inlinable public var slotCount: Int { ParameterID.builtInCount &+ declaredCount }

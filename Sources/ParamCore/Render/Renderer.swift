@@ -1,4 +1,4 @@
-/// The signal path of SPEC §2 and the five animated parameters, rendered over raw buffers.
+/// The signal path of SPEC §2 and the animated parameters, rendered over raw buffers.
 ///
 /// Prepare-then-render: everything is allocated in `init` on the control thread; `render`
 /// touches only that memory. The audio thread owns this value exclusively (reach it through
@@ -70,7 +70,7 @@ public struct Renderer: @unchecked Sendable {
     public let counters: RenderCounters
     @usableFromInline let ownsCounters: Bool
     /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
-    /// path, and one that declared parameters take in turn (`ChunkScratch`).
+    /// path, one for `morph`, and one that declared parameters take in turn (`ChunkScratch`).
     @usableFromInline let scratch: UnsafeMutablePointer<Double>
     /// `restingSpan` frames of silence, read in place of an input port without a buffer.
     @usableFromInline let silence: UnsafeMutablePointer<Float>
@@ -81,6 +81,16 @@ public struct Renderer: @unchecked Sendable {
     @usableFromInline var framedCount = 0
     @usableFromInline var timedCount = 0
     @usableFromInline var sequence: UInt64 = 0
+    /// Curves evaluated once per frame for the members of a scene recall (SceneGroups.swift).
+    @usableFromInline let sharedCurves: SharedCurves
+    /// Whether any entry of `sharedCurves` is in use (an idle period does not read the table).
+    @usableFromInline var sharesCurves = false
+    /// By slot, the morph binding of each slot in `boundSlots` (MorphBindings.swift).
+    @usableFromInline let bindings: UnsafeMutablePointer<BoundParameter>
+    @usableFromInline var boundSlots = SlotSet()
+    @usableFromInline var boundCount = 0
+    /// From this frame on, no binding glides (the frame after the last glide's end).
+    @usableFromInline var glidesUntil: UInt64 = 0
     /// Parameters whose target a local animation set this period: their targets go to the
     /// control side at the period's end, one update each however many there were.
     @usableFromInline var localTargets = SlotSet()
@@ -134,11 +144,13 @@ public struct Renderer: @unchecked Sendable {
         firstLayers = Resident.allocate(Animation.self, capacity: capacity, alignment: 4096)
         outputs = .allocate(capacity: capacity)
         outputs.initialize(repeating: ParameterOutput(), count: capacity)
-        scratch = .allocate(capacity: (ParameterID.builtInCount + 1) * Self.chunkFrames)
-        scratch.initialize(repeating: 0, count: (ParameterID.builtInCount + 1) * Self.chunkFrames)
+        scratch = .allocate(capacity: (ParameterID.builtInCount + 2) * Self.chunkFrames)
+        scratch.initialize(repeating: 0, count: (ParameterID.builtInCount + 2) * Self.chunkFrames)
         silence = .allocate(capacity: Self.restingSpan)
         silence.initialize(repeating: 0, count: Self.restingSpan)
         schedule = Resident.allocate(ScheduledCommand.self, capacity: Self.scheduleCapacity)
+        sharedCurves = SharedCurves.allocate()
+        bindings = Resident.allocate(BoundParameter.self, capacity: capacity)
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
@@ -165,6 +177,8 @@ public struct Renderer: @unchecked Sendable {
         scratch.deallocate()
         silence.deallocate()
         schedule.deallocate()
+        sharedCurves.deallocate()
+        UnsafeMutableRawPointer(bindings).deallocate()  // allocated raw
         HotMemory.deallocate(params)
         motions.deallocate()
         UnsafeMutableRawPointer(firstLayers).deallocate()  // allocated raw, page-aligned
@@ -272,11 +286,12 @@ public struct Renderer: @unchecked Sendable {
         finishPeriod(reportValues: reportValues)
     }
 
-    /// Realtime-safe. Whether any parameter, of the signal path or declared, has an animation
+    /// Realtime-safe. Whether any parameter (signal path, `morph` or declared) has an animation
     /// (only those go through scratch; one at rest is its value, CV ports included).
     @_noLocks @inline(__always)
     func anyMoving() -> Bool {
-        if signalPath.anyMoving { return true }
+        if signalPath.anyMoving || params[ParameterID.morph.index].layerCount != 0 { return true }
+        if boundCount > 0 && glidesUntil > framePosition { return true }
         var i = 0
         while i < declaredCount {
             if params[declared[i].index].layerCount != 0 { return true }
@@ -299,11 +314,13 @@ public struct Renderer: @unchecked Sendable {
             n &+= 1
             // Fields read in place: a parameter, with its layers and keyframe track, is a few
             // KB, too much to copy five times a period on the audio thread.
+            let bound = boundCount > 0 && boundSlots.contains(i)
+            if bound { params[i].target = boundTarget(i) }  // morph's target may have moved
             let value = params[i].value
             snapshot.publish(at: i, value: value, target: params[i].target)
             let layers = params[i].layerCount
             animating &+= UInt64(layers)
-            if reportValues && params[i].movedThisPeriod && layers > 0 {
+            if reportValues && params[i].movedThisPeriod && (layers > 0 || bound) {
                 // A value for the publisher to throttle; an animation that ended this period
                 // already reported its exact final value with its `done`.
                 if events.push(.value(params[i].id, value)) {
@@ -314,6 +331,7 @@ public struct Renderer: @unchecked Sendable {
             }
         }
         if values > 0 { counters.add(.valueEvents, values) }
+        if sharesCurves { sharesCurves = sharedCurves.sweep() }
         counters.store(.animations, animating)
         counters.store(.scheduled, UInt64(framedCount &+ timedCount))
     }

@@ -34,21 +34,24 @@ struct SignalPathParameters {
 }
 
 /// The renderer's scratch chunks by name: `Renderer.chunkFrames` values for each of the five,
-/// then one that declared parameters take in turn.
+/// one for `morph` (bound parameters read it), one that declared parameters take in turn, and
+/// one for a binding's glide weights.
 @usableFromInline
 struct ChunkScratch {
     @usableFromInline let base: UnsafeMutablePointer<Double>
 
     @inline(__always) init(_ base: UnsafeMutablePointer<Double>) { self.base = base }
 
-    /// The chunk of built-in slot `slot` (0…4), or the declared parameters' one (5).
+    /// The chunk of built-in slot `slot` (0…5), or the declared parameters' one (6).
     @inline(__always) func chunk(_ slot: Int) -> UnsafeMutablePointer<Double> { base + slot * Renderer.chunkFrames }
     @inline(__always) var volume: UnsafeMutablePointer<Double> { chunk(0) }
     @inline(__always) var tone: UnsafeMutablePointer<Double> { chunk(1) }
     @inline(__always) var frequency: UnsafeMutablePointer<Double> { chunk(2) }
     @inline(__always) var pan: UnsafeMutablePointer<Double> { chunk(3) }
     @inline(__always) var input: UnsafeMutablePointer<Double> { chunk(4) }
+    @inline(__always) var morph: UnsafeMutablePointer<Double> { chunk(ParameterID.morph.index) }
     @inline(__always) var declared: UnsafeMutablePointer<Double> { chunk(ParameterID.builtInCount) }
+    @inline(__always) var glide: UnsafeMutablePointer<Double> { chunk(ParameterID.builtInCount + 1) }
 }
 
 /// Which of the five were rendered into their scratch chunks in a chunk (they move); the
@@ -103,30 +106,50 @@ extension Renderer {
         let volume = signal.volume.value, tone = signal.tone.value, frequency = signal.frequency.value
         let pan = signal.pan.value, input = signal.input.value
         if renderFusedIfLinear(first: first, count: count, in1: in1, in2: in2, out1: out1, out2: out2, cv: cv) { return }
+        // `morph` first: bound parameters are computed from its values of this chunk.
+        let m = ParameterID.morph.index
+        let morphMoves = params[m].layerCount > 0
+        if morphMoves { _ = params[m].render(into: chunk.morph, first: first, count: count, reporter: r, shared: sharedCurves) }
+        let bindingsMove = bindingsMove(from: first, morphMoves: morphMoves)
+        if bindingsMove && !morphMoves { chunk.morph.update(repeating: params[m].value, count: count) }
         var rendered = RenderedParameters()
         var toneMoves = false, frequencyMoves = false, panMoves = false
         if signal.volume.layerCount > 0 {
-            _ = signal.volume.render(into: chunk.volume, first: first, count: count, reporter: r)
+            _ = signal.volume.render(into: chunk.volume, first: first, count: count, reporter: r, shared: sharedCurves)
             rendered.insert(.volume)
         }
         if signal.tone.layerCount > 0 {
-            toneMoves = signal.tone.render(into: chunk.tone, first: first, count: count, reporter: r)
+            toneMoves = signal.tone.render(into: chunk.tone, first: first, count: count, reporter: r, shared: sharedCurves)
             rendered.insert(.tone)
         }
         if signal.frequency.layerCount > 0 {
-            frequencyMoves = signal.frequency.render(into: chunk.frequency, first: first, count: count, reporter: r)
+            frequencyMoves = signal.frequency.render(into: chunk.frequency, first: first, count: count, reporter: r, shared: sharedCurves)
             rendered.insert(.frequency)
         }
         if signal.pan.layerCount > 0 {
-            panMoves = signal.pan.render(into: chunk.pan, first: first, count: count, reporter: r)
+            panMoves = signal.pan.render(into: chunk.pan, first: first, count: count, reporter: r, shared: sharedCurves)
             rendered.insert(.pan)
         }
         if signal.input.layerCount > 0 {
-            _ = signal.input.render(into: chunk.input, first: first, count: count, reporter: r)
+            _ = signal.input.render(into: chunk.input, first: first, count: count, reporter: r, shared: sharedCurves)
             rendered.insert(.input)
         }
+        if bindingsMove {
+            var b = 0
+            while b < ParameterID.signalPathCount {
+                if boundSlots.contains(b) {
+                    renderBound(b, into: chunk.chunk(b), first: first, count: count, morphValues: chunk.morph)
+                    rendered.insert(RenderedParameters(slot: b))
+                }
+                b &+= 1
+            }
+            toneMoves = toneMoves || boundSlots.contains(ParameterID.tone.index)
+            frequencyMoves = frequencyMoves || boundSlots.contains(ParameterID.frequency.index)
+            panMoves = panMoves || boundSlots.contains(ParameterID.pan.index)
+        }
         if declaredCount > 0 || cv != nil {
-            renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset, rendered: rendered)
+            renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset, rendered: rendered,
+                                morphMoves: morphMoves, bindingsMove: bindingsMove)
         }
         let left = in1 ?? UnsafePointer(silence), right = in2 ?? UnsafePointer(silence)
         let radiansPerHz = 2 * Double.pi / sampleRate
@@ -264,6 +287,7 @@ extension Renderer {
                                       cv: UnsafePointer<UnsafeMutablePointer<Float>?>?) -> Bool {
         let signal = signalPath
         guard fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2, signal.anyMoving,
+              params[ParameterID.morph.index].layerCount == 0, boundCount == 0,
               signal.tone.layerCount != 0 || signal.tone.value != 0,
               let volume = signal.volume.linearSpan(first: first, count: count),
               let tone = signal.tone.linearSpan(first: first, count: count),

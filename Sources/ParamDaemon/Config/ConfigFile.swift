@@ -25,6 +25,10 @@ struct ConfigFile: Equatable, Sendable {
     var registry = ParameterRegistry.builtIn
     /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
     var midi: [MIDIMappingConfig] = []
+    /// `[[midi]]` tables with `program = N`: scene recalls on a program change (SPEC §13).
+    var midiPrograms: [MIDIProgramConfig] = []
+    /// `[scenes.<name>]` tables (SPEC §13, SceneConfig.swift), in the order written.
+    var scenes: [Scene] = []
 
     /// Reads and parses `path`. A missing file is nil unless `required` (given with --config).
     static func load(path: String, required: Bool) throws(ConfigError) -> ConfigFile? {
@@ -60,6 +64,10 @@ struct ConfigFile: Equatable, Sendable {
         for key in table.keys.sorted(by: { lines.line(of: [$0]) ?? 0 < lines.line(of: [$1]) ?? 0 }) {
             guard let value = table[key] else { continue }
             let setting = SettingsTable.named(key)
+            if key == "scenes" {
+                file.scenes = try reader.scenes(value)
+                continue
+            }
             if setting == nil && key != "midi", let section = value.table {
                 // Any table whose name is not a setting is a parameter (SPEC §8).
                 file.parameters[key] = try reader.parameter(key, section)
@@ -67,7 +75,7 @@ struct ConfigFile: Equatable, Sendable {
                 continue
             }
             if key == "midi" {
-                file.midi = try MIDIMappingConfig.parseAll(value, text: text, path: path)
+                (file.midi, file.midiPrograms) = try MIDIMappingConfig.parseAll(value, text: text, path: path)
                 continue
             }
             guard let setting else {
@@ -84,6 +92,7 @@ struct ConfigFile: Equatable, Sendable {
         }
         file.registry = try reader.registry(file.parameters, order: file.parameterOrder)
         try MIDIMappingConfig.validate(file.midi, registry: file.registry, text: text, path: path)
+        try reader.validateScenes(file.scenes, registry: file.registry)
         if file.given[SettingsTable.connectCV.key] != nil {
             for name in settings.connectCV.keys where file.registry.id(named: name).flatMap({ file.registry[$0].cv }) == nil {
                 throw reader.error([SettingsTable.connectCV.key], "'\(name)' has no CV port (declare it with cv = true)")

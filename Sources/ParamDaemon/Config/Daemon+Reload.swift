@@ -81,7 +81,13 @@ extension Daemon {
         applied.registry = registry
         applied.configPath = new.configPath
         applied.midi = new.midi
+        applied.midiPrograms = new.midiPrograms
+        applied.scenes = new.scenes
         settings = applied
+        if new.scenes != old.scenes {
+            controller.configureScenes(new.scenes)
+            log.notice("scenes from the config file: \(new.scenes.isEmpty ? "none" : new.scenes.map(\.name).joined(separator: ", "))")
+        }
         midiConfigReloaded(from: old.midi)
         midiConnectionsReloaded(from: old)
         log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")

@@ -28,6 +28,8 @@ struct MIDIMappingConfig: Equatable, Sendable {
     var feedback = false
     /// Where the table starts, for errors found against the registry.
     var line: Int?
+    /// Its place among the `[[midi]]` tables (from 0), for errors (`midi[N]`).
+    var table = 0
 
     static let keys = ["param", "cc", "cc14", "nrpn", "pitchbend", "note-velocity", "note", "channel",
                        "duration", "curve", "domain", "feedback"]
@@ -96,23 +98,32 @@ struct MIDIConfigLines {
 }
 
 extension MIDIMappingConfig {
-    /// Reads the `midi` array of tables. Errors name the file, the line and `midi[N].key`
-    /// (N counted from 1, in the order written).
-    static func parseAll(_ value: TOMLValueConvertible, text: String, path: String) throws(ConfigError) -> [MIDIMappingConfig] {
+    /// Reads the `midi` array of tables: controller mappings, and scene recalls on a program
+    /// change (`program = N`, MIDIProgramConfig.swift). Errors name the file, the line and
+    /// `midi[N].key` (N counted from 1, in the order written).
+    static func parseAll(_ value: TOMLValueConvertible, text: String,
+                         path: String) throws(ConfigError) -> (mappings: [MIDIMappingConfig], programs: [MIDIProgramConfig]) {
         let lines = MIDIConfigLines(text)
         guard let array = value.array else {
             throw ConfigError(path: path, line: lines.plainKey ?? lines.headers.first, key: "midi",
                               message: "MIDI mappings are an array of tables: write each as [[midi]]")
         }
         var out: [MIDIMappingConfig] = []
+        var programs: [MIDIProgramConfig] = []
         for (i, element) in array.enumerated() {
             func fail(_ key: String?, _ message: String) -> ConfigError {
                 ConfigError(path: path, line: lines.line(i, key), key: "midi[\(i + 1)]" + (key.map { ".\($0)" } ?? ""), message: message)
             }
             guard let table = element.table else { throw fail(nil, "must be a table ([[midi]])") }
-            out.append(try parse(table, fail: fail, line: lines.line(i, nil)))
+            if table["program"] != nil || table["scene"] != nil {
+                programs.append(try MIDIProgramConfig.parse(table, fail: fail, line: lines.line(i, nil)))
+                continue
+            }
+            var c = try parse(table, fail: fail, line: lines.line(i, nil))
+            c.table = i
+            out.append(c)
         }
-        return out
+        return (out, programs)
     }
 
     private static func parse(_ table: TOMLTable, fail: (String?, String) -> ConfigError, line: Int?) throws(ConfigError) -> MIDIMappingConfig {
@@ -200,7 +211,8 @@ extension MIDIMappingConfig {
     /// log domain has a positive minimum.
     static func validate(_ mappings: [MIDIMappingConfig], registry: ParameterRegistry, text: String, path: String) throws(ConfigError) {
         let lines = MIDIConfigLines(text)
-        for (i, c) in mappings.enumerated() {
+        for c in mappings {
+            let i = c.table
             func fail(_ key: String?, _ message: String) -> ConfigError {
                 ConfigError(path: path, line: lines.line(i, key) ?? c.line, key: "midi[\(i + 1)]" + (key.map { ".\($0)" } ?? ""), message: message)
             }

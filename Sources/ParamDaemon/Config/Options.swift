@@ -46,6 +46,16 @@ struct Options: ParsableCommand {
               domain = "db"
               feedback = true
 
+            A scene is a named set of targets recalled in one gesture, every member
+            from the same frame (docs/SCENES.md); /scene/save s NAME stores the
+            targets, /scene/recall sfs NAME 4 easeInEaseOut recalls them, and
+            /scene/morph ss A B with /morph crossfades two; in the config file:
+
+              [scenes.dark]
+              volume = 0.3
+              cutoff = 400
+              duration = 4          # the scene's default recall action (1 s default)
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:

@@ -42,6 +42,10 @@ struct Settings: Equatable, Sendable {
     var registry = ParameterRegistry.builtIn
     /// `[[midi]]` mappings from the config file (SPEC §10).
     var midi: [MIDIMappingConfig] = []
+    /// `[scenes.<name>]` from the config file (SPEC §13).
+    var scenes: [Scene] = []
+    /// `[[midi]] program = N, scene = "name"` tables (SPEC §13).
+    var midiPrograms: [MIDIProgramConfig] = []
 
     /// The defaults.
     init() {
@@ -65,6 +69,8 @@ struct Settings: Equatable, Sendable {
         }
         registry = file.registry
         midi = file.midi
+        scenes = file.scenes
+        midiPrograms = file.midiPrograms
     }
 
     /// The JACK server asked for: `--server`, the file's `server`, `$JACK_DEFAULT_SERVER`, or nil

@@ -46,6 +46,7 @@ extension Daemon {
         let pushed = fits && transaction.withUnsafeBufferPointer { audio.commands.push(all: $0) }
         if !pushed {
             if let saved { controller = saved }  // always kept when this can happen
+            publisher.cancelRecalls(of: transaction)
             dropped += transaction.count
             errors += 1
             let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
@@ -111,6 +112,8 @@ extension Daemon {
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
             if transaction.isEmpty { transaction = result.commands } else { transaction += result.commands }
+            // Followed before the commands reach the audio thread, so no member's end is missed.
+            for recall in result.recalls { publisher.beginRecall(recall, replyingTo: channel) }
         }
     }
 

@@ -11,7 +11,8 @@ enum ReplyChannel: CustomStringConvertible, @unchecked Sendable {
     /// it must not block.
     case stream(label: String, send: @Sendable ([UInt8]) -> Void)
 
-    /// Control thread.
+    /// Control thread, and the publisher for `/scene/done` (a UDP send or a WebSocket write,
+    /// both safe from any thread).
     func send(_ message: OSCMessage) {
         switch self {
         case .udp(let socket, let address): socket.send(message.encoded(), to: address)

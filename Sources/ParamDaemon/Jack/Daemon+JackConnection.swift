@@ -28,6 +28,7 @@ extension Daemon {
             return
         }
         clock.measuredAt = now  // the connection measured it
+        controller.sampleRate = Double(jack.sampleRate)  // a recall's stagger, in whole frames of it
         // The new renderer's handles, taken before it was activated: the control thread never
         // reads the renderer the audio thread now runs.
         let fresh = jack.handles

@@ -12,7 +12,7 @@ import ParamCore
 
 /// Realtime-safe. Feeds every event of this period to the engine (after its `beginPeriod`).
 /// Wakes the control thread (one non-blocking eventfd write at most) when a learn waits and a
-/// controller moved.
+/// controller moved, or a program change recalls a scene.
 @_noLocks
 func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, controlWake: Int32) {
     guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
@@ -25,7 +25,7 @@ func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, 
         guard rc == 0, let bytes = event.buffer else { continue }
         midi.receive(UnsafePointer(bytes), count: Int(event.size), offset: Int(event.time))
     }
-    if midi.learnReported {
+    if midi.learnReported || midi.programReported {
         var one: UInt64 = 1
         _ = _unsafePerformance { write(controlWake, &one, 8) }
     }

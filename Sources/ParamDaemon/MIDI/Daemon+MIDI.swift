@@ -88,12 +88,14 @@ extension Daemon {
             logRateLimited("MIDI: too many mappings; the first \(MIDIEngine.capacity) are used", [:])
         }
         midi.engine.publish(table)
+        midi.engine.setProgramsWanted(!settings.midiPrograms.isEmpty)
     }
 
     /// A duty, after every wake: frees a table the audio side let go of, follows `/a4` for
     /// `note = "frequency"` mappings, and hands a waiting learn the controller that moved.
     func midiDuties() {
         midi.engine.collectRetired()
+        midiProgramDuties()
         if controller.a4 != midi.publishedA4 && settings.midi.contains(where: { $0.kind == .noteFrequency }) { publishMIDI() }
         while let event = midi.engine.learnRing.pop() {
             guard let waiting = midi.waiting else { continue }
@@ -201,6 +203,7 @@ extension Daemon {
         midi.learned.removeAll { controller.registry.id(named: $0.param) == nil }
         publishMIDI()
         if settings.midi != old { log.notice("MIDI: \(settings.midi.count) mapping(s) from the config") }
+        if !settings.midiPrograms.isEmpty { log.info("MIDI: \(settings.midiPrograms.count) program change(s) recall scenes") }
     }
 }
 

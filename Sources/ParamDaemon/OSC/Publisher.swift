@@ -32,14 +32,17 @@ final class Publisher: @unchecked Sendable {
     private var snapshot: ParameterSnapshot
     /// Values sent on to other programs (SPEC §8.2). Publisher thread only (and the control
     /// thread while the publisher is stopped).
-    private var forwarding: Forwarding
+    var forwarding: Forwarding
     /// Whether `forwarding` has routes: set with it while the thread is stopped, so the control
     /// thread can read it without touching the publisher's own state.
     private var sendsValues: Bool
     /// One connected socket per forwarding route, made when first needed.
-    private var forwardSockets: [UDPSocket?]
-    private var forwardErrors = RateLimiter(burst: 3, intervalSeconds: 10)
+    var forwardSockets: [UDPSocket?]
+    var forwardErrors = RateLimiter(burst: 3, intervalSeconds: 10)
     let subscriptions: Locked<Subscriptions<FeedbackEndpoint>>
+    /// Scene recalls waiting for their last member (Publisher+Scenes.swift). Taken inside
+    /// `subscriptions`' lock, never the other way round.
+    let sceneRecalls = Locked(SceneRecallTracker<ReplyChannel>())
     /// One connected socket per UDP subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
     /// The WebSocket connections that `LISTEN` (SPEC §9), by number: each gets every message on
@@ -113,8 +116,8 @@ final class Publisher: @unchecked Sendable {
 
     /// Tells the audio thread whether moving parameters should report values: someone
     /// subscribes, or values are sent on. Any thread but the audio thread.
-    private func updateValuesWanted() {
-        wake.setValuesWanted(subscriberCount > 0 || sendsValues)
+    func updateValuesWanted() {
+        wake.setValuesWanted(subscriberCount > 0 || sendsValues || recallsPending)
     }
 
     var subscriberCount: Int { subscriptions.withLock { $0.count } }
@@ -128,12 +131,16 @@ final class Publisher: @unchecked Sendable {
         let now = monotonicSeconds()
         var outbox = Subscriptions<FeedbackEndpoint>.Outbox()
         var endpoints: [FeedbackEndpoint] = []
+        var sceneEnds: [SceneEnd] = []
         subscriptions.withLock { table in
-            while let event = events.pop() { Self.publish(event, into: &table, now: now, outbox: &outbox) }
-            for event in injected { Self.publish(event, into: &table, now: now, outbox: &outbox) }
+            while let event = events.pop() { publish(event, into: &table, now: now, outbox: &outbox, sceneEnds: &sceneEnds) }
+            for event in injected { publish(event, into: &table, now: now, outbox: &outbox, sceneEnds: &sceneEnds) }
+            // The old renderer is done with: a recall it was running ends interrupted.
+            interruptRecalls(into: &table, outbox: &outbox, sceneEnds: &sceneEnds)
             if !outbox.isEmpty { endpoints = table.subscribers.map { $0.endpoint } }
         }
         deliver(outbox, to: endpoints)
+        reply(sceneEnds)
         events = handles.events
         updates = handles.updates
         snapshot = handles.snapshot
@@ -146,13 +153,14 @@ final class Publisher: @unchecked Sendable {
         return since == 0 ? 0 : monotonicSeconds() - Double(since) / 1000
     }
 
-    private static func publish(_ event: Event, into table: inout Subscriptions<FeedbackEndpoint>,
-                                now: Double, outbox: inout Subscriptions<FeedbackEndpoint>.Outbox) {
+    private func publish(_ event: Event, into table: inout Subscriptions<FeedbackEndpoint>, now: Double,
+                         outbox: inout Subscriptions<FeedbackEndpoint>.Outbox, sceneEnds: inout [SceneEnd]) {
         switch event {
         case .value(let p, let v):
             table.valueChanged(p, v, now: now, into: &outbox)
-        case .done(let p, let finished, let v, let tag):
+        case .done(let p, let finished, let v, let tag, let group):
             table.animationEnded(p, finished: finished, value: v, tag: tag, now: now, into: &outbox)
+            if group != 0 { memberEnded(group: group, finished: finished, into: &table, outbox: &outbox, sceneEnds: &sceneEnds) }
         }
     }
 
@@ -204,6 +212,7 @@ final class Publisher: @unchecked Sendable {
             var plan: (rate: Double?, flush: Double?, expiry: Double?) = (nil, nil, nil)
             var lapsed: [FeedbackEndpoint] = []
             var forwarded: [Forwarding.Due] = []
+            var sceneEnds: [SceneEnd] = []
             subscriptions.withLock { table in
                 // Expiry first: the outbox refers to subscribers by their index.
                 if let expiry = table.nextExpiry, expiry <= now { lapsed = table.expire(now: now) }
@@ -211,10 +220,10 @@ final class Publisher: @unchecked Sendable {
                     switch event {
                     case .value(let p, let v):
                         latest[Int(p.rawValue)] = v
-                    case .done(let p, _, let v, _):
+                    case .done(let p, _, let v, _, _):
                         // The end carries the exact final value; an older value must not follow it.
                         latest[Int(p.rawValue)] = nil
-                        Self.publish(event, into: &table, now: now, outbox: &outbox)
+                        publish(event, into: &table, now: now, outbox: &outbox, sceneEnds: &sceneEnds)
                         if forwarding.forwards(p) {
                             forwarding.animationEnded(p, value: v, target: snapshot.target(p), now: now, into: &forwarded)
                         }
@@ -244,6 +253,7 @@ final class Publisher: @unchecked Sendable {
             }
             if !lapsed.isEmpty { updateValuesWanted() }
             deliver(outbox, to: endpoints)
+            reply(sceneEnds)
             forward(forwarded, now: now)
             if updates.count > 0 { controlInbox.wake() }
 
@@ -277,31 +287,6 @@ final class Publisher: @unchecked Sendable {
         guard let a else { return b }
         guard let b else { return a }
         return min(a, b)
-    }
-
-    /// Sends values on (SPEC §8.2), each from a socket connected to its destination. A
-    /// destination that refuses packets (or cannot be reached) is logged, at most three lines
-    /// in ten seconds, and tried again with the next value: nothing waits for it.
-    private func forward(_ due: [Forwarding.Due], now: Double) {
-        for d in due {
-            let route = forwarding.routes[d.route]
-            if forwardSockets[d.route] == nil {
-                guard let address = SocketAddress(numeric: route.send.host, port: route.send.port) else { continue }
-                forwardSockets[d.route] = try? UDPSocket(connectingTo: address)
-            }
-            let error = forwardSockets[d.route].map { $0.send(d.message.encoded()) } ?? ENETUNREACH
-            if error != 0 && error != EAGAIN && error != ENOBUFS {
-                if let suppressed = forwardErrors.admit(now: now) {
-                    log.warning("send: \(route.send.url) does not take packets (\(String(cString: strerror(error)))); trying again with the next value",
-                                metadata: suppressed > 0 ? ["suppressed": "\(suppressed)"] : [:])
-                }
-                if error == ECONNREFUSED {
-                    // The refusal is reported once per ICMP message; the socket stays usable.
-                    continue
-                }
-                forwardSockets[d.route] = nil
-            }
-        }
     }
 
     /// Sends what is due, grouped per subscriber: plain messages when a few are due for a

@@ -43,10 +43,12 @@ struct StateSaving {
             }
         }
         let registry = settings.registry
-        let controller = Controller(
+        var controller = Controller(
             registry: registry,
             initial: { restored?.target(registry[$0].name) ?? settings.initialValue($0) },
             defaults: { restored?.defaultAction(registry[$0].name) ?? settings.defaultAction($0) })
+        controller.configureScenes(settings.scenes)
+        controller.restoreScenes((restored?.scenes ?? []).map(\.scene))
         if store != nil { lastSaved = SavedState(controller) }
         return controller
     }

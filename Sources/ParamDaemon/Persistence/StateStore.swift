@@ -1,7 +1,8 @@
 import Foundation
 import ParamCore
 
-/// What paramd keeps between runs (SPEC §6): each parameter's target and default action.
+/// What paramd keeps between runs (SPEC §6): each parameter's target and default action,
+/// learned MIDI mappings, and scenes saved over OSC.
 /// Curves are kept by their canonical description, which `TimingCurve.parse` reads back.
 ///
 ///     {
@@ -23,11 +24,15 @@ struct SavedState: Codable, Equatable, Sendable {
     var parameters: [String: Parameter]
     /// MIDI mappings made with `/midi/learn` (SPEC §10); absent in files written before them.
     var midi: [SavedMIDIMapping]?
+    /// Scenes saved over OSC (SPEC §13); absent when there are none.
+    var scenes: [SavedScene]?
 
     /// Every parameter of the controller's registry, built-in and declared, by name, and the
     /// learned MIDI mappings.
     init(_ controller: Controller, midi: [SavedMIDIMapping] = []) {
         self.midi = midi.isEmpty ? nil : midi
+        let scenes = controller.scenes.savedScenes
+        self.scenes = scenes.isEmpty ? nil : scenes.map(SavedScene.init)
         var parameters: [String: Parameter] = [:]
         for p in controller.registry.ids {
             let action = controller.defaultAction(p)
@@ -62,6 +67,9 @@ struct SavedState: Codable, Equatable, Sendable {
             } catch {
                 return "\(name): \(error.description)"
             }
+        }
+        for scene in scenes ?? [] {
+            if let problem = scene.problem { return problem }
         }
         return nil  // a learned MIDI mapping that cannot be used is left out at start, with a warning
     }

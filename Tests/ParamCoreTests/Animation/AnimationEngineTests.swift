@@ -22,7 +22,7 @@ import Testing
         h.send(.volume, spec(0.5, seconds: 0))
         let out = h.render(periods: 1).left
         #expect(out.allSatisfy { $0 == 0.5 })
-        #expect(h.events() == [.done(.volume, finished: true, value: 0.5, tag: nil)])
+        #expect(h.events() == [.done(.volume, finished: true, value: 0.5, tag: nil, group: 0)])
     }
 
     @Test func aRetargetInFlightStartsFromTheSoundingValue() {
@@ -49,7 +49,7 @@ import Testing
             #expect(abs(Double(joined[i + 1]) - Double(joined[i])) <= maxStep, "frame \(i)")
         }
         let interrupted = b.events().compactMap { e -> Float? in
-            if case .done(.volume, false, let v, _) = e { Float(v) } else { nil }
+            if case .done(.volume, false, let v, _, _) = e { Float(v) } else { nil }
         }
         #expect(interrupted == [alone[s]])
     }
@@ -88,7 +88,7 @@ import Testing
         // Values as rendered (float32).
         if case .value(.volume, let v) = events[0] { #expect(Float(v) == out[99]) } else { Issue.record("\(events[0])") }
         if case .value(.volume, let v) = events[1] { #expect(Float(v) == out[199]) } else { Issue.record("\(events[1])") }
-        #expect(events[2] == .done(.volume, finished: true, value: 0, tag: 7))
+        #expect(events[2] == .done(.volume, finished: true, value: 0, tag: 7, group: 0))
     }
 
     @Test func theToneIsAnEqualPowerPannedSineAtTheFrequency() {

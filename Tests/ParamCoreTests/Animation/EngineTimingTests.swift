@@ -222,7 +222,7 @@ import Testing
         h.send(.volume, s)
         let out = h.render(periods: 10).left
         #expect(out.last == 0.6)
-        let dones = h.events().filter { if case .done(_, true, _, _) = $0 { true } else { false } }
+        let dones = h.events().filter { if case .done(_, true, _, _, _) = $0 { true } else { false } }
         #expect(dones.count == 2, "both ran out: the first as an offset, the second on top")
     }
 
@@ -300,7 +300,7 @@ import Testing
         let out = h.render(periods: 4).left
         #expect(Set(out).count == 1, "frozen")
         #expect(Float(h.renderer.parameter(.volume).target) == out[0])
-        let done = h.events().filter { if case .done(_, false, _, _) = $0 { true } else { false } }
+        let done = h.events().filter { if case .done(_, false, _, _, _) = $0 { true } else { false } }
         #expect(done.count == 2, "the running fade and the waiting tone both end with finished 0")
         #expect(h.updates().map(\.serial) == [3, 4])
     }
@@ -321,7 +321,7 @@ import Testing
             if i % 50 == 49 { h.send(.stop(.volume)) }
         }
         _ = h.render(periods: 400)
-        let ended = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t?) = e { t } else { nil } }
+        let ended = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t?, _) = e { t } else { nil } }
         #expect(ended.sorted() == sent, "each tag exactly once")
     }
 
@@ -337,7 +337,7 @@ import Testing
         #expect(!h.renderer.commands.push(TimedCommand(.animate(.volume, spec(0, seconds: 0)))), "one more does not fit")
         let out = h.render(periods: 1).left
         #expect(out[0] == Float((n - 1) % 100) / 100, "the last one sounds")
-        let tags = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t?) = e { t } else { nil } }
+        let tags = h.events().compactMap { e -> Int32? in if case .done(_, _, _, let t?, _) = e { t } else { nil } }
         #expect(tags == (0..<n).map(Int32.init), "each ended once, in order")
         #expect(h.renderer.counters.load(.scheduleFull) == 0)
     }

@@ -212,7 +212,7 @@ import Testing
         var c = Controller()
         #expect(send(&c, "/tone/stop", []).commands.count == 1)
         let all = send(&c, "/stop", []).commands
-        #expect(all.count == 5)
+        #expect(all.count == 6)  // the five of the signal path and morph
         #expect(Set(all.map { $0.command.parameter }) == Set(ParameterID.allCases))
         #expect(send(&c, "/stop", [.int32(1)]).error != nil)
     }

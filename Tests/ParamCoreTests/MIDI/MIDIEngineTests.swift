@@ -38,7 +38,8 @@ import Testing
         #expect(parse([0xF0, 1, 2, 0xF7]) == nil)
         #expect(parse([0xB0, 7]) == nil)
         #expect(parse([0xB0, 0x87, 1]) == nil, "a data byte with its top bit set")
-        #expect(parse([0xC0, 1, 0]) == nil, "program change is not mapped")
+        #expect(parse([0xC0, 1]) == .programChange(channel: 0, program: 1), "two bytes: a scene recall's source")
+        #expect(parse([0xC3, 0x80]) == nil)
         for m in [MIDIMessage.controlChange(channel: 3, controller: 74, value: 5), .pitchBend(channel: 1, value: 12345), .noteOn(channel: 0, note: 1, velocity: 2)] {
             #expect(parse(m.bytes) == m)
         }

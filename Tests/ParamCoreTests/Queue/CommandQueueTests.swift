@@ -34,7 +34,7 @@ struct CommandQueueTests {
         for i in 0..<slots { #expect(h.renderer.commands.push(keyframeCommand(id: Int32(100 + i))), "slot \(i) is back") }
         _ = h.render(periods: 200)
         // The last keyframe animation interrupted the others, and ran to its end with its values.
-        let tags = h.events().compactMap { e -> Int32? in if case .done(.pan, _, _, let t?) = e { t } else { nil } }
+        let tags = h.events().compactMap { e -> Int32? in if case .done(.pan, _, _, let t?, _) = e { t } else { nil } }
         #expect(tags.count == 2 * slots && tags.last == Int32(100 + slots - 1))
         #expect(h.renderer.parameter(.pan).value == 0.5)
     }
@@ -48,7 +48,7 @@ struct CommandQueueTests {
         #expect(!h.renderer.commands.push(keyframeCommand(id: 999)))
         #expect(h.renderer.commands.push(TimedCommand(.stop(.pan))))
         _ = h.render(periods: 1)  // the stop ends them all with /done 0
-        let ended = h.events().filter { if case .done(.pan, false, _, _?) = $0 { true } else { false } }
+        let ended = h.events().filter { if case .done(.pan, false, _, _?, _) = $0 { true } else { false } }
         #expect(ended.count == slots)
         for i in 0..<slots { #expect(h.renderer.commands.push(keyframeCommand(id: Int32(i))), "slot \(i) is back") }
     }

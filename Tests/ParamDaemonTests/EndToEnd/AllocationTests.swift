@@ -10,7 +10,8 @@ import Glibc
 /// LD_PRELOAD shim counts allocations made inside paramd's JACK process callback while it
 /// renders animations on every parameter — the five, and declared ones with CV ports and values
 /// sent on (SPEC §8) — answers OSC, and reads JACK MIDI into animations and writes feedback
-/// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way).
+/// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way), and
+/// recalls scenes, undoes them with `_previous`, and morphs between them (SPEC §13).
 /// The shim also counts the page faults the callback takes: once every kind of message has
 /// been through it (the first rounds, before anyone subscribes), none, however far the rings
 /// fill (the control side makes the memory the audio thread writes resident beforehand).
@@ -72,6 +73,17 @@ struct AllocationTests {
 
             [[midi]]
             note = "frequency"
+
+            [scenes.a]
+            volume = 0.5
+            cutoff = 300
+            pan = 0.5
+            fader = -20
+
+            [scenes.b]
+            volume = 0.2
+            cutoff = 3000
+            pan = -0.5
             """)
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
                                                    environment: try Binaries.allocShimEnvironment(report: report)
@@ -131,6 +143,16 @@ struct AllocationTests {
                 .message(OSCMessage("/volume", [.float32(0.5), .float32(0.01), .string("spring(0.7)"), .string("repeat"), .float32(1.5), .string("autoreverse"), .int32(1)])),
             ]))
             try client.send("/cutoff/keyframes", [.float32(0.05), .float32(100), .float32(5000), .float32(300)])
+            // Scenes: a staggered recall and a morph bound and driven (members of one recall, a
+            // glide into the binding, members following morph), then the undo and the release.
+            if round % 2 == 0 {
+                try client.send("/scene/recall", [.string("a"), .float32(0.03), curve, .string("stagger"), .float32(0.005)])
+                try client.send("/scene/morph", [.string("a"), .string("b")])
+                try client.send("/morph", [.float32(Float(round % 4) / 3), .float32(0.04), curve])
+            } else {
+                try client.send("/scene/recall", [.string("_previous"), .float32(0.02)])
+                try client.send("/scene/release")
+            }
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }

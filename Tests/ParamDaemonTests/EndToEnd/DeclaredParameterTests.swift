@@ -116,8 +116,8 @@ struct DeclaredParameterTests {
 
         try client.send("/params")
         var lines: [OSCMessage] = []
-        while lines.count < 6, let m = await client.receive(timeout: .seconds(3)) { lines.append(m) }
-        #expect(lines.count == 6, "five built-ins and cutoff: \(lines)")
+        while lines.count < 7, let m = await client.receive(timeout: .seconds(3)) { lines.append(m) }
+        #expect(lines.count == 7, "six built-ins and cutoff: \(lines)")
         #expect(lines.last == OSCMessage("/param", [.string("cutoff"), .float32(20), .float32(20000), .float32(1000), .float32(1000),
                                                     .string("Hz"), .float32(0.1), .string("easeOut")]))
 
@@ -280,7 +280,7 @@ struct DeclaredParameterReloadTests {
         try client.send("/params")
         var lines: [OSCMessage] = []
         while let m = await client.receive(timeout: .milliseconds(500)) { lines.append(m) }
-        #expect(lines.compactMap { $0.arguments.first?.stringValue } == ["volume", "tone", "frequency", "pan", "input", "cutoff", "gain", "res"])
+        #expect(lines.compactMap { $0.arguments.first?.stringValue } == ["volume", "tone", "frequency", "pan", "input", "morph", "cutoff", "gain", "res"])
         try client.send("/res", [.float32(0.75), .float32(0.05)])
         let res = await listener.receive(until: "/res/done", timeout: .seconds(3))
         #expect(res?.dropLast().last == OSCMessage("/res", [.float32(0.75)]))

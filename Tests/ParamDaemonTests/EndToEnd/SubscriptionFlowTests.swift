@@ -16,9 +16,9 @@ struct SubscriptionFlowTests {
         let client = try OSCClient(port: paramd.port)
 
         try client.send("/subscribe")
-        let snapshot = await client.receive(until: "/input")
+        let snapshot = await client.receive(until: "/morph")
         #expect(snapshot?.first == OSCMessage("/subscribed", [.string("/*"), .float32(60)]))
-        #expect(snapshot?.dropFirst().map(\.address) == ["/volume", "/tone", "/frequency", "/pan", "/input"])
+        #expect(snapshot?.dropFirst().map(\.address) == ["/volume", "/tone", "/frequency", "/pan", "/input", "/morph"])
         #expect(snapshot?[3].firstFloat == 440)
 
         let started = ContinuousClock.now

@@ -38,6 +38,18 @@ struct ConfigFileTests {
         BadConfig(text: "connect-cv = [\"cutoff=system:playback_1\"]\n[cutoff]\nmin = 20\nmax = 200\n", line: 1, key: "connect-cv", words: "no CV port"),
         BadConfig(text: "port = 9000\nhttp-port = 70000\n", line: 2, key: "http-port", words: "must be a TCP port"),
         BadConfig(text: "http-allow-host = [\"studio.local:9001\"]\n", line: 1, key: "http-allow-host", words: "without a port"),
+        // Scenes (SPEC §13) and the MIDI program changes that recall them.
+        BadConfig(text: "port = 9000\n[scenes.dark]\nvolume = 2\n", line: 3, key: "scenes.dark.volume", words: "within 0.0…1.0"),
+        BadConfig(text: "[scenes.dark]\nvolume = 0.5\nnope = 1\n", line: 3, key: "scenes.dark.nope", words: "no parameter named 'nope'"),
+        BadConfig(text: "[scenes.dark]\nmorph = 0.5\n", line: 2, key: "scenes.dark.morph", words: "morph never is"),
+        BadConfig(text: "[scenes.Dark]\nvolume = 1\n", line: 1, key: "scenes.Dark", words: "not a scene name"),
+        BadConfig(text: "[scenes.dark]\nvolume = \"loud\"\n", line: 2, key: "scenes.dark.volume", words: "must be a number"),
+        BadConfig(text: "[scenes.dark]\nduration = 1\n", line: 1, key: "scenes.dark", words: "at least one member"),
+        BadConfig(text: "[scenes.dark]\nvolume = 0.5\ncurve = \"wobbly\"\n", line: 3, key: "scenes.dark.curve", words: "unknown curve 'wobbly'"),
+        BadConfig(text: "scenes = 3\n", line: 1, key: "scenes", words: "[scenes.NAME]"),
+        BadConfig(text: (0...128).map { "[scenes.s\($0)]\ntone = 0\n" }.joined(), line: 257, key: "scenes.s128", words: "at most 128 scenes"),
+        BadConfig(text: "[[midi]]\nprogram = 200\nscene = \"dark\"\n", line: 2, key: "midi[1].program", words: "0…127"),
+        BadConfig(text: "[[midi]]\nparam = \"volume\"\ncc = 7\n\n[[midi]]\nprogram = 1\nscene = \"Dark\"\n", line: 7, key: "midi[2].scene", words: "not a scene name"),
     ]
 
     @Test(arguments: badConfigs)

@@ -1,0 +1,13 @@
+/// A program change heard on `midi_in`, handed to the control side, which recalls the scene a
+/// `[[midi]] program = N` table names (SPEC §13). `BitwiseCopyable`, so it crosses a ring.
+public struct MIDIProgramChange: Sendable, BitwiseCopyable, Equatable {
+    /// 1…16.
+    public var channel: UInt8
+    /// 0…127.
+    public var program: UInt8
+
+    public init(channel: UInt8, program: UInt8) {
+        self.channel = channel
+        self.program = program
+    }
+}

@@ -1,0 +1,156 @@
+/// A parameter bound to `morph` as the audio thread keeps it (SPEC §13, `MorphBinding`): the
+/// two values in its domain's space, and the glide in from what it sounded when bound.
+@usableFromInline
+struct BoundParameter: BitwiseCopyable {
+    @usableFromInline var domain: ValueDomain = .linear
+    /// `domain.encode(from)` and `domain.encode(to) − that`: the value at m is
+    /// `decode(fromEncoded + deltaEncoded · m)`.
+    @usableFromInline var fromEncoded = 0.0
+    @usableFromInline var deltaEncoded = 0.0
+    /// The glide: weight 0 → 1 along the binding's curve (an animation of 0 → 1), crossfading
+    /// in the domain's space from `heldEncoded` (what sounded at bind) to the bound value.
+    @usableFromInline var heldEncoded = 0.0
+    @usableFromInline var glide: Animation
+    /// The glide's first frame after its end (the bound value alone sounds from there).
+    @usableFromInline var glideEnd: UInt64 = 0
+
+    /// Realtime-safe. The bound value at morph value `m`, in the domain's space.
+    @_noLocks @inline(__always)
+    func encoded(at m: Double) -> Double { fromEncoded + deltaEncoded * m }
+}
+
+/// Morph bindings (SPEC §13): each bound parameter sounds, at every frame, the point `morph` of
+/// the way between its two values, in its domain. `morph` is rendered first in each chunk
+/// (`renderChunk`), into its own scratch chunk; each bound parameter is then computed from those
+/// per-frame values, so `morph`'s curve is evaluated once per frame for all of them.
+extension Renderer {
+    /// Realtime-safe. Whether bound parameters move in the chunk from `first`: `morph` moves in
+    /// it (`morphMoves`, known before it is rendered: it may end in this chunk), or a glide has
+    /// not ended.
+    @_noLocks @inline(__always)
+    func bindingsMove(from first: UInt64, morphMoves: Bool) -> Bool {
+        boundCount > 0 && (morphMoves || glidesUntil > first)
+    }
+
+    /// Realtime-safe. `p` follows `morph` from `frame` (`Command.bind`): its animations end
+    /// (`finished` 0), it glides in from what it sounds, and its target is the bound value at
+    /// `morph`'s target.
+    @_noLocks
+    mutating func bind(_ p: ParameterID, _ binding: MorphBinding, atFrame frame: UInt64, serial: UInt32) {
+        guard p != .morph, isRendered(p) else { return }
+        let k = p.index
+        let now = params[k].interruptAll(atFrame: frame, reporter: reporter)
+        let domain = binding.domain
+        let fromEncoded = domain.encode(params[k].clamp(binding.from))
+        let glideSpec = AnimationSpec(target: 1, seconds: binding.glideSeconds, curve: binding.glideCurve, domain: .linear)
+        var glide = Animation(from: 0, spec: glideSpec, startFrame: frame, sampleRate: sampleRate, velocity: .nan)
+        if SharedCurves.shares(glide, velocity: .nan) {
+            let shared = sharedCurves.join(glide, group: SharedCurves.glideGroup)
+            glide.sharedCurve = Int16(truncatingIfNeeded: shared)
+            if shared >= 0 { sharesCurves = true }
+        }
+        let glideEnd = frame &+ UInt64(glide.totalFrames)
+        bindings[k] = BoundParameter(domain: domain, fromEncoded: fromEncoded,
+                                     deltaEncoded: domain.encode(params[k].clamp(binding.to)) - fromEncoded,
+                                     heldEncoded: domain.encode(now), glide: glide, glideEnd: glideEnd)
+        if !boundSlots.contains(k) {
+            boundSlots.insert(k)
+            boundCount &+= 1
+        }
+        // Rendered through the glide's end frame, which sounds the bound value.
+        if glideEnd >= glidesUntil { glidesUntil = glideEnd &+ 1 }
+        let m = params[ParameterID.morph.index]
+        params[k].value = glideEnd > frame ? now : params[k].clamp(domain.decode(bindings[k].encoded(at: m.value)))
+        params[k].target = boundTarget(k)
+        params[k].restore(serial: serial)
+    }
+
+    /// Realtime-safe. `p` stays where it sounds (`Command.unbind`, or any other command for it);
+    /// its target becomes that value, reported back (with `serial`) when `report`.
+    @_noLocks
+    mutating func unbind(_ p: ParameterID, report: Bool, serial: UInt32) {
+        let k = p.index
+        guard boundSlots.contains(k) else { return }
+        boundSlots.remove(k)
+        boundCount &-= 1
+        params[k].target = params[k].value
+        if report {
+            params[k].restore(serial: serial)
+            reporter.targetMoved(p, to: params[k].value, serial: serial)
+        }
+    }
+
+    /// Realtime-safe. What bound slot `k` sounds when `morph` reaches its target.
+    @_noLocks @inline(__always)
+    func boundTarget(_ k: Int) -> Double {
+        params[k].clamp(bindings[k].domain.decode(bindings[k].encoded(at: params[ParameterID.morph.index].target)))
+    }
+
+    /// Realtime-safe. Bound slot `k` over frames `first ..< first + count` into `out`, from
+    /// `morph`'s values of those frames (`morphValues`).
+    @_noLocks
+    mutating func renderBound(_ k: Int, into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                              morphValues: UnsafePointer<Double>) {
+        params[k].movedThisPeriod = true
+        var i = 0
+        if bindings[k].glideEnd > first { i = renderGlide(k, into: out, first: first, count: count, morphValues: morphValues) }
+        let b = bindings[k]
+        let from = b.fromEncoded, delta = b.deltaEncoded
+        let low = params[k].minimum, high = params[k].maximum
+        // One loop per domain, so nothing is switched on per frame.
+        switch b.domain {
+        case .linear:
+            while i < count {
+                let v = from + delta * morphValues[i]
+                out[i] = v >= high ? high : (v >= low ? v : low)
+                i &+= 1
+            }
+        case .log:
+            while i < count {
+                let v = Math.exp(from + delta * morphValues[i])
+                out[i] = v >= high ? high : (v >= low ? v : low)
+                i &+= 1
+            }
+        case .db:
+            while i < count {
+                let v = ValueDomain.db.decode(from + delta * morphValues[i])
+                out[i] = v >= high ? high : (v >= low ? v : low)
+                i &+= 1
+            }
+        }
+        if count > 0 { params[k].value = out[count &- 1] }
+    }
+
+    /// Realtime-safe. The frames of the chunk before slot `k`'s glide ends: the crossfade, in
+    /// the domain's space, from what sounded at bind to the bound value. Returns how many.
+    @_noLocks
+    mutating func renderGlide(_ k: Int, into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                              morphValues: UnsafePointer<Double>) -> Int {
+        var glide = bindings[k].glide
+        let start = Int64(bitPattern: first &- glide.startFrame)
+        let frames = Int(min(Int64(count), glide.totalFrames &- start))
+        guard frames > 0 else { return 0 }
+        var weights = UnsafePointer(chunkScratch.glide)
+        if glide.sharedCurve >= 0, let row = sharedCurves.eased(Int(glide.sharedCurve), group: SharedCurves.glideGroup,
+                                                                 startFrame: glide.startFrame, first: first, frames: frames) {
+            weights = row
+        } else {
+            var i = 0
+            while i < frames {
+                let p = glide.progress(atOffset: start &+ Int64(i))
+                chunkScratch.glide[i] = p >= 1 ? .nan : glide.curve.value(at: p, state: &glide.state)
+                i &+= 1
+            }
+            bindings[k].glide.state = glide.state
+        }
+        let b = bindings[k]
+        var i = 0
+        while i < frames {
+            let bound = b.encoded(at: morphValues[i])
+            let w = weights[i]
+            out[i] = params[k].clamp(b.domain.decode(w.isNaN ? bound : b.heldEncoded + (bound - b.heldEncoded) * w))
+            i &+= 1
+        }
+        return frames
+    }
+}
