@@ -15,7 +15,7 @@ for line in sys.stdin:
         name = line
     elif name and line.startswith("│ Time per frame (ps)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
-        rows[name] = [int(c) / 1000 for c in cells[:7]]   # p0 p25 p50 p75 p90 p99 p100
+        rows[name] = [float(c) / 1000 for c in cells[:7]]   # p0 p25 p50 p75 p90 p99 p100 (large ones come as 2.12e+07)
     elif name and line.startswith("│ Malloc (total)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
         mallocs[name] = int(cells[6])                      # p100

@@ -94,11 +94,11 @@ extension Renderer {
         params[k].movedThisPeriod = true
         var i = 0
         if bindings[k].glideEnd > first { i = renderGlide(k, into: out, first: first, count: count, morphValues: morphValues) }
-        let b = bindings[k]
-        let from = b.fromEncoded, delta = b.deltaEncoded
+        // Field by field: the glide's animation, further on, stays out of the cache.
+        let from = bindings[k].fromEncoded, delta = bindings[k].deltaEncoded
         let low = params[k].minimum, high = params[k].maximum
         // One loop per domain, so nothing is switched on per frame.
-        switch b.domain {
+        switch bindings[k].domain {
         case .linear:
             while i < count {
                 let v = from + delta * morphValues[i]
