@@ -39,6 +39,7 @@ extension Renderer {
             switch timed.start {
             case .immediately:
                 entry.frame = periodStart &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
+                if !timed.placement.isNone { entry.frame = placed(entry.frame, timed.placement) }
             case .at(let tag):
                 // Time tags and delays add in NTP units (2^32 per second).
                 entry.waitsForTime = true
@@ -96,6 +97,7 @@ extension Renderer {
             // No JACK clock (tests without one): start at once.
             entry.frame = periodStart
             entry.waitsForTime = false
+            if !entry.timed.placement.isNone { entry.frame = placed(entry.frame, entry.timed.placement) }
             return
         }
         let frame = clock.frame(at: entry.time)
@@ -109,6 +111,7 @@ extension Renderer {
             entry.waitsForTime = false
             // Tags close to this one keep this anchor, so their distances stay exact.
             clock.hold(placedAt: entry.frame)
+            if !entry.timed.placement.isNone { entry.frame = placed(entry.frame, entry.timed.placement) }
         }
     }
 
@@ -240,12 +243,12 @@ extension Renderer {
                 params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: params[p.index].serial, reporter: reporter)
                 localTargets.insert(p.index)
             } else {
-                params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
-                if spec.group != 0 { joinGroup(p, spec) }
+                startAnimation(p, spec, atFrame: frame, serial: serial)
+                // A member in musical time evaluates its own curve: a tempo change re-times it.
+                if spec.group != 0 && !(spec.beats > 0) { joinGroup(p, spec) }
             }
         case .keyframes(let p, let slot):
-            params[p.index].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial,
-                                  reporter: reporter)
+            startKeyframes(p, slot: slot, atFrame: frame, serial: serial)
             commands.release(slot)
         case .stop(let p):
             cancelScheduled(p, sentBefore: entry.sequence)

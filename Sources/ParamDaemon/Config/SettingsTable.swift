@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParamCore
 import ParamSystem
 
 /// Every setting of SPEC §6, each declared once: its key in the config file, its flag, what it
@@ -10,7 +11,7 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, logLevel,
+        subscriptionTtl, tempo, beatsPerBar, logLevel,
     ]
 
     /// The row for config-file key `key`.
@@ -148,6 +149,25 @@ enum SettingsTable {
             let s = try SettingParse.number(input)
             guard s > 0, s.isFinite else { throw SettingProblem("must be a positive number of seconds (got \(s))") }
             return s
+        })
+
+    static let tempo = SettingSpec(
+        key: "tempo", valueName: "bpm", form: .number, reload: .restart, default: 120.0, defaultText: "120",
+        help: "Tempo of paramd's own timeline in beats per minute, 20…999: the length of durations in musical time (2m, 4n) and the grid of quantize (docs/MUSICAL-TIME.md)",
+        field: \.tempo, given: { $0.tempo.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in
+            let bpm = try SettingParse.number(input)
+            do throws(TimelineSettingError) { return try Timeline.checkedTempo(bpm) } catch {
+                throw SettingProblem(error.description)
+            }
+        })
+
+    static let beatsPerBar = SettingSpec(
+        key: "beats-per-bar", valueName: "beats", form: .integer, reload: .restart, default: 4,
+        help: "Beats (quarter notes) in a bar of paramd's own timeline, 1…64: 1m is this many beats",
+        field: \.beatsPerBar, given: { $0.beatsPerBar.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in
+            try SettingParse.integer(input, Timeline.beatsPerBarRange, "a whole number of beats, 1…64")
         })
 
     static let logLevel = SettingSpec(
