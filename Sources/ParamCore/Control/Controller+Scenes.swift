@@ -165,7 +165,8 @@ extension Controller {
         let members = present(scene, address: address, result: &result)
         guard !members.isEmpty else { throw ControlError("scene '\(scene.name)' has no member that is a parameter now") }
         let lastOffset = Double(members.count - 1) * options.staggerSeconds
-        guard options.delaySeconds + lastOffset <= Self.maximumSeconds else {
+        let lastBeats = options.placement.delayBeats + Double(members.count - 1) * options.staggerBeats
+        guard options.delaySeconds + lastOffset + lastBeats * 60 / tempo <= Self.maximumSeconds else {
             throw ControlError("delay and stagger put the last member over 24 hours away")
         }
         // Nothing is refused from here on: `_previous` and the model change together.

@@ -7,14 +7,14 @@ import Synchronization
 /// tempo asked for. A struct of one pointer: copies share the cells.
 public struct TempoExchange: @unchecked Sendable {
     /// 0 bpm asked · 1 glide seconds · 2 sequence (odd while the control side writes) ·
-    /// 3 beats per bar · 4 tempo now · 5 beat now.
+    /// 3 beats per bar · 4 tempo now · 5 beat now · 6 the JACK frame of "now".
     @usableFromInline let cells: UnsafeMutablePointer<Atomic<UInt64>>
 
     /// Control thread. A tempo of `bpm` and bars of `beatsPerBar` beats, both already checked
     /// (`Timeline.checkedTempo`, `checkedBeatsPerBar`).
     public init(bpm: Double, beatsPerBar: Int) {
-        cells = HotMemory.allocate(Atomic<UInt64>.self, capacity: 6)
-        for i in 0..<6 { (cells + i).initialize(to: Atomic(0)) }
+        cells = HotMemory.allocate(Atomic<UInt64>.self, capacity: 7)
+        for i in 0..<7 { (cells + i).initialize(to: Atomic(0)) }
         cells[0].store(bpm.bitPattern, ordering: .relaxed)
         cells[3].store(UInt64(max(beatsPerBar, 1)), ordering: .relaxed)
         cells[4].store(bpm.bitPattern, ordering: .relaxed)
@@ -54,15 +54,20 @@ public struct TempoExchange: @unchecked Sendable {
     /// Realtime-safe. The sequence of the last request posted (a new renderer starts there).
     public var sequence: UInt64 { @_noLocks get { cells[2].load(ordering: .acquiring) } }
 
-    /// Realtime-safe. What the timeline says at the end of a period.
+    /// Realtime-safe. What the timeline says at the end of a period, and JACK's frame counter
+    /// as read in that period (on JACK2, the frame after it), so that a client can put the beat
+    /// on its own recording of JACK frames.
     @_noLocks
-    public func publish(tempo: Double, beat: Double) {
+    public func publish(tempo: Double, beat: Double, jackFrame: UInt32) {
         cells[4].store(tempo.bitPattern, ordering: .relaxed)
         cells[5].store(beat.bitPattern, ordering: .relaxed)
+        cells[6].store(UInt64(jackFrame), ordering: .relaxed)
     }
 
     /// Any thread. The tempo at the end of the last period rendered, BPM.
     public var tempoNow: Double { Double(bitPattern: cells[4].load(ordering: .relaxed)) }
     /// Any thread. The timeline's beat at the end of the last period rendered.
     public var beatNow: Double { Double(bitPattern: cells[5].load(ordering: .relaxed)) }
+    /// Any thread. The frame on JACK's counter at which `beatNow` holds (the end of the period).
+    public var jackFrameNow: UInt32 { UInt32(truncatingIfNeeded: cells[6].load(ordering: .relaxed)) }
 }

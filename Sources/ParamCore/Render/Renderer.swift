@@ -352,6 +352,9 @@ public struct Renderer: @unchecked Sendable {
         if sharesCurves { sharesCurves = sharedCurves.sweep() }
         counters.store(.animations, animating)
         counters.store(.scheduled, UInt64(framedCount &+ timedCount))
-        tempo.publish(tempo: timeline.tempo(at: framePosition), beat: timeline.beat(at: framePosition))
+        // JACK2 moves its counter past a cycle's frames as the cycle starts: the reading is the
+        // frame after the period, where `framePosition` is now.
+        tempo.publish(tempo: timeline.tempo(at: framePosition), beat: timeline.beat(at: framePosition),
+                      jackFrame: lastJackFrame ?? 0)
     }
 }

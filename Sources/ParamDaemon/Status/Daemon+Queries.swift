@@ -57,6 +57,7 @@ extension Daemon {
             ("timeline", .string("internal")),
             ("tempo", .float32(Float(audio.tempo.tempoNow))),
             ("beat", .float32(Float(audio.tempo.beatNow))),
+            ("beat_frame", .int64(Int64(audio.tempo.jackFrameNow))),
             ("link_peers", .int32(0)),
         ]
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })

@@ -117,5 +117,8 @@ import Testing
             #expect(timed.placement == BeatPlacement(delayBeats: Double(k), gridBeats: 4))
         }
         #expect(send(&c, "/scene/recall", [.string("look"), .string("stagger"), .string("0b")]).error != nil)
+        // Each stagger is within 24 hours; the last member's is not.
+        let far = send(&c, "/scene/recall", [.string("look"), .string("stagger"), .string("20000m")])
+        #expect(far.error?.contains("24 hours") == true && far.commands.isEmpty)
     }
 }
