@@ -10,6 +10,7 @@ extension Renderer {
         tempoSequence = request.sequence
         let glide = Animation.frames(request.glideSeconds, sampleRate: sampleRate)
         timeline.setTempo(request.bpm, atFrame: frame, glideFrames: UInt64(glide))
+        if framedCount > 0 { replaceWaiting(atFrame: frame) }
         var n = 0
         while n < ParameterID.builtInCount &+ declaredCount {
             let i = n < ParameterID.builtInCount ? n : declared[n &- ParameterID.builtInCount].index
@@ -27,16 +28,49 @@ extension Renderer {
                             beat: timeline.beat(at: frame), atFrame: frame)
     }
 
-    /// Realtime-safe. The frame a command placed on `frame` (its start in seconds) starts on:
-    /// `delayBeats` later on the timeline, then on the next grid line at or after that.
+    /// Realtime-safe. Moves a command whose start in seconds is `entry.frame` to where its
+    /// placement in musical time puts it: `delayBeats` later on the timeline, then on the next
+    /// grid line at or after that; the beat it starts on is kept for a tempo change.
     @_noLocks
-    func placed(_ frame: UInt64, _ placement: BeatPlacement) -> UInt64 {
-        var at = frame
-        if placement.delayBeats > 0 {
-            at = timeline.firstFrame(reachingBeat: timeline.beat(at: at) + placement.delayBeats, notBefore: at)
+    func place(_ entry: inout ScheduledCommand) {
+        let placement = entry.timed.placement
+        var beat = timeline.beat(at: entry.frame)
+        if placement.delayBeats > 0 { beat += placement.delayBeats }
+        var at = timeline.firstFrame(reachingBeat: beat, notBefore: entry.frame)
+        if placement.gridBeats > 0 {
+            beat = timeline.nextGridBeat(atOrAfter: at, gridBeats: placement.gridBeats)
+            at = timeline.firstFrame(reachingBeat: beat, notBefore: at)
         }
-        if placement.gridBeats > 0 { at = timeline.nextGridFrame(atOrAfter: at, gridBeats: placement.gridBeats) }
-        return at
+        entry.frame = at
+        entry.beat = beat
+    }
+
+    /// Realtime-safe. After a tempo change at `frame`: each waiting command placed in musical
+    /// time moves to the frame its beat now falls on, and the schedule is sorted again.
+    @_noLocks
+    mutating func replaceWaiting(atFrame frame: UInt64) {
+        var moved = false
+        var i = 0
+        while i < framedCount {
+            let beat = schedule[i].beat
+            if beat == beat {  // not NaN
+                schedule[i].frame = timeline.firstFrame(reachingBeat: beat, notBefore: frame)
+                moved = true
+            }
+            i &+= 1
+        }
+        guard moved else { return }
+        i = 1
+        while i < framedCount {  // insertion sort: few entries, most in order
+            let entry = schedule[i]
+            var k = i
+            while k > 0 && entry.precedes(schedule[k &- 1]) {
+                schedule[k] = schedule[k &- 1]
+                k &-= 1
+            }
+            schedule[k] = entry
+            i &+= 1
+        }
     }
 
     /// Realtime-safe. Frames of `beats` from `frame` on the timeline, to the nearest frame,

@@ -155,3 +155,21 @@ import Testing
         #expect(out[57_600 + 48_000 - base] == 1, "and the next on beat 3")
     }
 }
+
+extension MusicalRenderTests {
+    @Test func aQuantizedStartWaitingForItsBarMovesWithATempoChange() {
+        var h = RendererHarness()
+        defer { h.release() }
+        _ = h.render(periods: 4)  // frame 1,024: the next bar line is beat 4, frame 96,000
+        send(&h, .animate(.volume, musical(0, beats: 1)), placement: BeatPlacement(gridBeats: 4))
+        _ = h.render(periods: 183)  // to frame 47,872: beat 1.99…
+        h.renderer.tempo.post(bpm: 60, glideSeconds: 0)
+        let out = h.render(periods: 600).left.map(Double.init)
+        // Beat 4 now falls on frame 47,872 + (4 − 47,872/24,000) × 48,000 = 144,128.
+        let bar = Int(h.renderer.timeline.framePosition(ofBeat: 4)) - 47_872
+        #expect(bar == 144_128 - 47_872)
+        #expect(out[..<(bar + 1)].allSatisfy { $0 == 1 }, "waits for the bar line at the new tempo")
+        #expect(out[bar + 1] < 1)
+        #expect(abs(out[bar + 24_000] - 0.5) < 1e-6, "one beat at 60 BPM: 48,000 frames")
+    }
+}
