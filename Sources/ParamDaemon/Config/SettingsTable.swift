@@ -157,9 +157,8 @@ enum SettingsTable {
         field: \.tempo, given: { $0.tempo.map(SettingInput.text) },
         parse: { (input) throws(SettingProblem) in
             let bpm = try SettingParse.number(input)
-            do throws(TimelineSettingError) { return try Timeline.checkedTempo(bpm) } catch {
-                throw SettingProblem(error.description)
-            }
+            guard Timeline.tempoRange.contains(bpm) else { throw SettingProblem("must be from 20 to 999 BPM (got \(bpm))") }
+            return bpm
         })
 
     static let beatsPerBar = SettingSpec(
