@@ -14,9 +14,9 @@ struct MusicalTimeTests {
         let recorder: Recorder
         let client: OSCClient
 
-        static func start(_ name: String) async throws -> Rig {
+        static func start(_ name: String, arguments: [String] = []) async throws -> Rig {
             let server = try JackServer.required()
-            let paramd = try await ParamdProcess.start(server: server, name: name)
+            let paramd = try await ParamdProcess.start(server: server, name: name, arguments: arguments)
             let feeder = try await JackTool.feed(server: server, name: "feed-\(name)", connect: ["\(name):in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-\(name)", connect: ["\(name):out_1"], seconds: 20)
             return Rig(paramd: paramd, feeder: feeder, recorder: recorder, client: try OSCClient(port: paramd.port))
@@ -77,6 +77,29 @@ struct MusicalTimeTests {
         let linear = CurveComparison(timeline, start: result.linear.start, frames: 0..<96_000) { k in 1 - 0.8 * Double(k) / 96_000 }
         #expect(linear.worst < 1e-6, "\(linear)")
         #expect(result.eased.worst < 2e-5, "\(result.eased)")
+    }
+
+    @Test func theTempoAndBeatsPerBarSettingsSetTheBar() async throws {
+        // 90 BPM, 3 beats a bar: a beat is 32,000 frames, 1m 96,000.
+        var anchor: (beat: Double, frame: Int64, tempo: Double)?
+        let found: ((start: Int64, end: Int64), FrameTimeline)? = try await recordUntilCovered("1m in 3/4 at 90 BPM") {
+            let rig = try await Rig.start("paramd-waltz", arguments: ["--tempo", "90", "--beats-per-bar", "3"])
+            try await rig.recorder.record(seconds: 0.2)
+            try await oscsend(rig.paramd.port, "/volume", "fssss", "0.2", "1m", "linear", "quantize", "1m")
+            try await rig.recorder.record(seconds: 4.5)
+            anchor = try await rig.beatAnchor()
+            return try await rig.finish()
+        } measure: { timeline in
+            guard let a = timeline.firstChange(leaving: 1) else { return .tooLittle("no start") }
+            guard let end = timeline.firstFrame(from: a.last, where: { $0 == Float(0.2) }) else { return .tooLittle("no end") }
+            return .enough((a.last, end))
+        }
+        guard let (r, timeline) = found, let anchor else { return }
+        let startBeat = Self.beat(at: r.start, anchor)
+        TestLog.write("1m at 90 BPM in 3/4 from JACK frame \(r.start) (beat \(startBeat)) to \(r.end); recording: \(timeline.description)")
+        #expect(anchor.tempo == 90)
+        #expect(r.end - r.start == 96_000)
+        #expect(Self.offGrid(startBeat, 3) <= 1.0 / 32_000, "on a bar line of 3 beats: \(startBeat)")
     }
 
     @Test func quantizedStartsFallOnTheBeatAndTheBar() async throws {
