@@ -39,6 +39,7 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
     var controller = Controller(registry: registry)
     var subscriptions = Subscriptions<Int>(maxSubscribers: 4, timeToLiveSeconds: 10, registry: registry)
     var commands: [TimedCommand] = []
+    var tempoChanges: [TempoChange] = []
     var now = 0.0
     forEachMessage(packet) { message in
         now += 0.01
@@ -63,26 +64,37 @@ public func packetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) 
         default:
             let result = controller.handle(message, route: route) { registry[$0].initial }
             if result.error == nil {
-                for c in result.commands { check(c) }
+                for c in result.commands { check(c, tempo: controller.tempo) }
                 commands += result.commands
+                if let change = result.tempoChange {  // SPEC §14: 20…999 BPM, a glide of at most 24 h
+                    precondition(Timeline.tempoRange.contains(change.bpm), "tempo \(change.bpm)")
+                    precondition(change.glideSeconds.isFinite && change.glideSeconds >= 0
+                                 && change.glideSeconds <= Controller.maximumSeconds, "tempo glide \(change.glideSeconds)")
+                    tempoChanges.append(change)
+                }
             } else if !result.commands.isEmpty {
                 fatalError("a refused message produced commands: \(message)")
             }
         }
     }
     _ = subscriptions.expire(now: now + 100)
-    render(commands)
+    render(commands, tempoChanges)
     return 0
 }
 
 /// Every command the controller lets through is valid: a target inside the range, a finite
-/// duration of at most 24 h.
-private func check(_ command: TimedCommand) {
+/// duration of at most 24 h (in musical time: at `tempo`, the controller's).
+private func check(_ command: TimedCommand, tempo: Double) {
     if case .animate(let p, let spec) = command.command {
         precondition(spec.target >= registry[p].minimum && spec.target <= registry[p].maximum, "target \(spec.target) outside \(p)")
         precondition(spec.seconds.isFinite && spec.seconds >= 0 && spec.seconds <= Controller.maximumSeconds, "duration \(spec.seconds)")
         precondition(spec.from.isNaN || (spec.from >= registry[p].minimum && spec.from <= registry[p].maximum), "from \(spec.from)")
+        precondition(spec.beats.isNaN || (spec.beats > 0 && spec.beats * 60 / tempo <= Controller.maximumSeconds),
+                     "beats \(spec.beats)")
     }
+    let placement = command.placement
+    precondition(placement.delayBeats.isFinite && placement.delayBeats >= 0 && placement.gridBeats.isFinite
+                 && placement.gridBeats >= 0, "placement \(placement)")
     if case .bind(let p, let b) = command.command {  // a scene morph (SPEC §13)
         let range = registry[p].minimum...registry[p].maximum
         precondition(range.contains(b.from) && range.contains(b.to), "bound \(b.from)…\(b.to) outside \(p)")
@@ -90,8 +102,9 @@ private func check(_ command: TimedCommand) {
     }
 }
 
-/// Renders the commands for a few periods: nothing may trap, and what sounds stays in range.
-private func render(_ commands: [TimedCommand]) {
+/// Renders the commands for a few periods, the tempo changes posted after the first: nothing
+/// may trap, and what sounds stays in range.
+private func render(_ commands: [TimedCommand], _ tempoChanges: [TempoChange]) {
     guard !commands.isEmpty else { return }
     var renderer = Renderer(sampleRate: 48000, registry: registry, commandCapacity: 64, eventCapacity: 64)
     defer { renderer.deallocate() }
@@ -107,7 +120,8 @@ private func render(_ commands: [TimedCommand]) {
     defer { out1.deallocate(); out2.deallocate(); input.deallocate(); cv.deallocate(); cvBuffers.deallocate() }
     for chunk in stride(from: 0, to: commands.count, by: 32) {
         for c in commands[chunk..<min(chunk + 32, commands.count)] { _ = renderer.commands.push(c) }
-        for _ in 0..<3 {
+        for period in 0..<3 {
+            if period == 1 { for t in tempoChanges { renderer.tempo.post(bpm: t.bpm, glideSeconds: t.glideSeconds) } }
             renderer.render(frames: frames, in1: UnsafePointer(input), in2: nil, out1: out1, out2: out2, cv: UnsafePointer(cvBuffers))
             while renderer.events.pop() != nil {}
             for i in 0..<frames {

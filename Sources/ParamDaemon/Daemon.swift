@@ -118,13 +118,17 @@ final class Daemon {
         let starting = stateSaving.startingController(settings, log: log)
         self.stateSaving = stateSaving
         controller = starting
+        controller.tempo = settings.tempo
+        controller.beatsPerBar = settings.beatsPerBar
         routes = RouteTable(registry: starting.registry)
         let server = settings.serverName(environment: ProcessInfo.processInfo.environment)
         // No audio thread runs the parked renderer: its blocks leave `HotMemory` to the client's.
         // The counters every renderer counts in, on the region (they are touched every period).
         let counters = RenderCounters()
+        let tempo = TempoExchange(bpm: settings.tempo, beatsPerBar: settings.beatsPerBar)
         let parked = HotMemory.outside {
-            Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }, counters: counters)
+            Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }, counters: counters,
+                     tempo: tempo)
         }
         let wake = FeedbackWake()
         jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)

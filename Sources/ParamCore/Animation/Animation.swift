@@ -27,6 +27,11 @@ public struct Animation: Sendable, BitwiseCopyable {
     /// The renderer's shared curve this member reads its eased values from (`SharedCurves`);
     /// -1: it evaluates its own.
     @usableFromInline var sharedCurve: Int16 = -1
+    /// Given in musical time (SPEC §14): the timeline's beat at `startFrame` and a forward
+    /// pass's length in beats, so a tempo change re-times it (Animation+Tempo.swift). NaN: in
+    /// seconds, never re-timed.
+    public var startBeat: Double = .nan
+    public var passBeats: Double = .nan
 
     /// Realtime-safe. Converts seconds to frames, rounded to the nearest frame.
     @inlinable static func frames(_ seconds: Double, sampleRate: Double) -> Int64 {

@@ -3,10 +3,15 @@
 extension Controller {
     /// Parses SPEC §4.3's keyframe message.
     func keyframes(for p: ParameterID, _ args: [OSCArgument], address: String,
-                   result: inout ControlResult) throws(ControlError) -> (KeyframeSpec, Double) {
+                   result: inout ControlResult) throws(ControlError) -> (KeyframeSpec, Double, BeatPlacement) {
         guard let first = args.first else { throw ControlError("expects a duration and values") }
         var spec = KeyframeSpec()
-        spec.seconds = try Self.seconds(first, "the duration")
+        switch try timeAmount(first, "the duration") {
+        case .seconds(let s): spec.seconds = s
+        case .beats(let b):
+            spec.seconds = b * 60 / tempo
+            spec.beats = b
+        }
         let range = registry[p]
         spec.domain = range.domain
         var values: [Double] = []
@@ -31,6 +36,7 @@ extension Controller {
             spec.times[k] = values.count > 1 ? Double(k) / Double(values.count - 1) : 1
         }
         var delay = 0.0
+        var placement = BeatPlacement.none
         while i < args.count {
             guard let word = args[i].stringValue, Self.keyframeWords.contains(word) else {
                 throw ControlError("argument \(i + 1): expected one of \(Self.keyframeWords.sorted().joined(separator: ", "))")
@@ -74,13 +80,18 @@ extension Controller {
                 switch word {
                 case "repeat": spec.repeatCount = try Self.repeatCount(args[i])
                 case "autoreverse": spec.autoreverses = try Self.flag(args[i], "autoreverse")
-                case "delay": delay = try Self.seconds(args[i], "'delay'")
+                case "delay":
+                    switch try timeAmount(args[i], "'delay'") {
+                    case .seconds(let s): delay = s
+                    case .beats(let b): placement.delayBeats = b
+                    }
+                case "quantize": placement.gridBeats = try quantizeBeats(args[i])
                 default:
                     spec.tag = try Self.tag(args[i])
                 }
                 i += 1
             }
         }
-        return (spec, delay)
+        return (spec, delay, placement)
     }
 }

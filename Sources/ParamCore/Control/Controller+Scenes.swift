@@ -26,6 +26,11 @@ struct RecallOptions {
     var tag: Int32?
     var delaySeconds = 0.0
     var staggerSeconds = 0.0
+    /// Musical time (SPEC §14): the duration's beats (NaN: seconds), `delay` in beats and
+    /// `quantize`, and `stagger` in beats.
+    var beats = Double.nan
+    var placement = BeatPlacement.none
+    var staggerBeats = 0.0
 }
 
 // Scenes (SPEC §13): save, recall, morph, release, delete, list, get. Control thread.
@@ -160,7 +165,8 @@ extension Controller {
         let members = present(scene, address: address, result: &result)
         guard !members.isEmpty else { throw ControlError("scene '\(scene.name)' has no member that is a parameter now") }
         let lastOffset = Double(members.count - 1) * options.staggerSeconds
-        guard options.delaySeconds + lastOffset <= Self.maximumSeconds else {
+        let lastBeats = options.placement.delayBeats + Double(members.count - 1) * options.staggerBeats
+        guard options.delaySeconds + lastOffset + lastBeats * 60 / tempo <= Self.maximumSeconds else {
             throw ControlError("delay and stagger put the last member over 24 hours away")
         }
         // Nothing is refused from here on: `_previous` and the model change together.
@@ -178,8 +184,11 @@ extension Controller {
             spec.additive = options.additive
             spec.tag = options.tag
             spec.group = group
+            spec.beats = options.beats
             let delay = options.delaySeconds + staggerOffset(member: k, options.staggerSeconds)
-            commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
+            var placement = options.placement
+            placement.delayBeats += Double(k) * options.staggerBeats
+            commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, placement: placement, &result)
         }
         result.recalls.append(SceneRecall(name: scene.name, group: group, members: members.count))
     }
@@ -217,8 +226,13 @@ extension Controller {
     private func recallOptions(_ args: [OSCArgument], action: DefaultAction) throws(ControlError) -> RecallOptions {
         var options = RecallOptions(seconds: action.seconds, curve: action.curve)
         var i = 0
-        if i < args.count, args[i].numericValue != nil {
-            options.seconds = try Self.seconds(args[i], "the duration")
+        if i < args.count, Self.isTimeAmount(args[i]) {
+            switch try timeAmount(args[i], "the duration") {
+            case .seconds(let s): options.seconds = s
+            case .beats(let b):
+                options.seconds = b * 60 / tempo
+                options.beats = b
+            }
             i += 1
             if i < args.count, let name = args[i].stringValue, !Self.recallOptionNames.contains(name) {
                 options.curve = try Self.curve(name)
@@ -242,8 +256,17 @@ extension Controller {
                 guard let s = v.stringValue, let d = ValueDomain(name: s) else { throw ControlError("'domain' is linear, log or db") }
                 options.domain = d
             case "id": options.tag = try Self.tag(v)
-            case "delay": options.delaySeconds = try Self.seconds(v, "'delay'")
-            case "stagger": options.staggerSeconds = try Self.seconds(v, "'stagger'")
+            case "delay":
+                switch try timeAmount(v, "'delay'") {
+                case .seconds(let s): options.delaySeconds = s
+                case .beats(let b): options.placement.delayBeats = b
+                }
+            case "stagger":
+                switch try timeAmount(v, "'stagger'") {
+                case .seconds(let s): options.staggerSeconds = s
+                case .beats(let b): options.staggerBeats = b
+                }
+            case "quantize": options.placement.gridBeats = try quantizeBeats(v)
             case "repeat": options.repeatCount = try Self.repeatCount(v)
             case "autoreverse": options.autoreverses = try Self.flag(v, "autoreverse")
             default:

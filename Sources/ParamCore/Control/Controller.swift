@@ -14,6 +14,8 @@ public struct ControlResult: Sendable {
     public var error: String?
     /// Scene recalls this message started, for their `/scene/done` (SPEC §13).
     public var recalls: [SceneRecall] = []
+    /// A tempo for the audio side (`/tempo`), posted once the commands are sent.
+    public var tempoChange: TempoChange?
     public init() {}
 }
 
@@ -41,14 +43,20 @@ public struct Controller: Sendable {
     var nextGroup: UInt32 = 1
     /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.
     public var sampleRate: Double = 0
+    /// The tempo asked for last (SPEC §14, BPM) and the bar's beats: musical time becomes beats
+    /// with them, and its length is held to 24 hours at this tempo.
+    public var tempo: Double = 120
+    public var beatsPerBar: Int = 4
 
     public static let maximumSeconds: Double = 24 * 3600
     public static let a4Range: ClosedRange<Double> = 400...480
 
     /// `initial` and `defaults` default to each parameter's `ParameterSpec`.
     public init(registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
-                defaults: ((ParameterID) -> DefaultAction)? = nil) {
+                defaults: ((ParameterID) -> DefaultAction)? = nil, tempo: Double = 120, beatsPerBar: Int = 4) {
         self.registry = registry
+        self.tempo = tempo
+        self.beatsPerBar = beatsPerBar
         let capacity = ParameterRegistry.capacity
         targets = Array(repeating: 0, count: capacity)
         self.defaults = Array(repeating: .standard, count: capacity)
@@ -119,25 +127,26 @@ public struct Controller: Sendable {
         do throws(ControlError) {
             switch route.action {
             case .animate(let p):
-                let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
-                                                  value: { $0 }, domain: registry[p].domain, result: &result)
-                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
+                let (spec, delay, placement) = try animation(for: p, message.arguments, address: message.address,
+                                                             value: { $0 }, domain: registry[p].domain, result: &result)
+                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, placement: placement, &result)
             case .note:
                 let p = ParameterID.frequency
                 let a4 = self.a4
-                let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
-                                                  value: { note in a4 * Math.pow(2, (note - 69) / 12) },
-                                                  domain: .log, result: &result)
-                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
+                let (spec, delay, placement) = try animation(for: p, message.arguments, address: message.address,
+                                                             value: { note in a4 * Math.pow(2, (note - 69) / 12) },
+                                                             domain: .log, result: &result)
+                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, placement: placement, &result)
             case .volumeDecibels:
                 let p = ParameterID.volume
-                let (spec, delay) = try animation(for: p, message.arguments, address: message.address,
-                                                  value: Self.gain(decibels:), domain: .db,
-                                                  allowsNegativeInfinity: true, result: &result)
-                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, &result)
+                let (spec, delay, placement) = try animation(for: p, message.arguments, address: message.address,
+                                                             value: Self.gain(decibels:), domain: .db,
+                                                             allowsNegativeInfinity: true, result: &result)
+                commit(p, .animate(p, spec), target: spec.target, start: start, delay: delay, placement: placement, &result)
             case .keyframes(let p):
-                let (spec, delay) = try keyframes(for: p, message.arguments, address: message.address, result: &result)
-                commit(p, .keyframes(p, spec), target: spec.values[spec.count - 1], start: start, delay: delay, &result)
+                let (spec, delay, placement) = try keyframes(for: p, message.arguments, address: message.address, result: &result)
+                commit(p, .keyframes(p, spec), target: spec.values[spec.count - 1], start: start, delay: delay,
+                       placement: placement, &result)
             case .stop(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 // The audio side reports the exact frozen value; until then, the last sounded.
@@ -159,6 +168,8 @@ public struct Controller: Sendable {
                     result.replies.append(warning(message.address, "A4 \(hz) Hz is outside 400…480 Hz; clamped to \(clamped)"))
                 }
                 a4 = clamped
+            case .tempo:
+                try handleTempo(message.arguments, result: &result)
             case .sceneSave, .sceneRecall, .sceneMorph, .sceneRelease, .sceneDelete, .sceneList, .sceneGet:
                 try handleScene(message, route.action, start: start, sounding: sounding, result: &result)
             case .get(let p):
@@ -177,14 +188,14 @@ public struct Controller: Sendable {
     }
 
     mutating func commit(_ p: ParameterID, _ command: Command, target: Double, start: StartTime,
-                                 delay: Double, _ result: inout ControlResult) {
+                         delay: Double, placement: BeatPlacement = .none, _ result: inout ControlResult) {
         let serial = nextSerial
         nextSerial &+= 1
         if nextSerial == 0 { nextSerial = 1 }
         targets[Int(p.rawValue)] = target
         serials[Int(p.rawValue)] = serial
         targetChanged(p)
-        result.commands.append(TimedCommand(command, start: start, delaySeconds: delay, serial: serial))
+        result.commands.append(TimedCommand(command, start: start, delaySeconds: delay, serial: serial, placement: placement))
     }
 
     func warning(_ address: String, _ text: String) -> OSCMessage {
@@ -198,8 +209,8 @@ public struct Controller: Sendable {
 
     /// The option names of SPEC §4.1. A string in curve position that is one of these starts
     /// the options instead.
-    static let optionNames: Set<String> = ["delay", "repeat", "autoreverse", "from", "velocity", "domain", "mode", "id"]
-    static let keyframeWords: Set<String> = ["times", "curves", "calc", "repeat", "autoreverse", "delay", "id"]
+    static let optionNames: Set<String> = ["delay", "repeat", "autoreverse", "from", "velocity", "domain", "mode", "id", "quantize"]
+    static let keyframeWords: Set<String> = ["times", "curves", "calc", "repeat", "autoreverse", "delay", "id", "quantize"]
 
     static func seconds(_ arg: OSCArgument, _ what: String) throws(ControlError) -> Double {
         guard let s = arg.numericValue, s.isFinite, s >= 0 else {
@@ -235,12 +246,12 @@ public struct Controller: Sendable {
         return Int32(x)
     }
 
-    /// Parses `value [duration [curve]] [option value]…` into a validated, clamped spec and
-    /// its delay.
+    /// Parses `value [duration [curve]] [option value]…` into a validated, clamped spec, its
+    /// delay in seconds and its placement in musical time (`delay` in musical time, `quantize`).
     func animation(for p: ParameterID, _ args: [OSCArgument], address: String,
                            value toValue: (Double) -> Double, domain: ValueDomain,
                            allowsNegativeInfinity: Bool = false,
-                           result: inout ControlResult) throws(ControlError) -> (AnimationSpec, Double) {
+                           result: inout ControlResult) throws(ControlError) -> (AnimationSpec, Double, BeatPlacement) {
         guard let first = args.first else { throw ControlError("expects a value") }
         guard let raw = first.numericValue else { throw ControlError("the value must be a number") }
         guard raw.isFinite || (allowsNegativeInfinity && raw == -.infinity) else {
@@ -260,9 +271,10 @@ public struct Controller: Sendable {
         let action = defaultAction(p)
         var spec = AnimationSpec(target: target, seconds: action.seconds, curve: action.curve, domain: domain)
         var delay = 0.0
+        var placement = BeatPlacement.none
         var i = 1
-        if i < args.count, args[i].numericValue != nil {
-            spec.seconds = try Self.seconds(args[i], "the duration")
+        if i < args.count, Self.isTimeAmount(args[i]) {
+            setDuration(try timeAmount(args[i], "the duration"), &spec)
             i += 1
             if i < args.count, let name = args[i].stringValue, !Self.optionNames.contains(name) {
                 spec.curve = try Self.curve(name)
@@ -297,7 +309,12 @@ public struct Controller: Sendable {
             case "id":
                 spec.tag = try Self.tag(v)
             case "delay":
-                delay = try Self.seconds(v, "'delay'")
+                switch try timeAmount(v, "'delay'") {
+                case .seconds(let s): delay = s
+                case .beats(let b): placement.delayBeats = b
+                }
+            case "quantize":
+                placement.gridBeats = try quantizeBeats(v)
             case "repeat":
                 spec.repeatCount = try Self.repeatCount(v)
             case "autoreverse":
@@ -312,7 +329,7 @@ public struct Controller: Sendable {
             }
             i += 2
         }
-        return (spec, delay)
+        return (spec, delay, placement)
     }
 
     /// `/<param>/default duration [curve]`.

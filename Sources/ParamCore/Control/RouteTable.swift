@@ -39,6 +39,9 @@ public enum RouteAction: Sendable, Equatable {
     case sceneDelete
     case sceneList
     case sceneGet
+    /// `/tempo bpm [duration [curve]]`, `/tempo/get` (SPEC §14, docs/MUSICAL-TIME.md).
+    case tempo
+    case tempoGet
 }
 
 /// One OSC address of paramd's address space.
@@ -118,7 +121,15 @@ public struct RouteTable: Sendable {
             Route(address: "/midi/map", action: .midiMap, arguments: "",
                   summary: "reply /midi/mapping per MIDI mapping, then /midi/map/end i count"),
         ]
-        return routes + sceneRoutes
+        return routes + sceneRoutes + tempoRoutes
+    }
+
+    private static var tempoRoutes: [Route] {
+        [
+            Route(address: "/tempo", action: .tempo, arguments: "bpm [duration [curve]]",
+                  summary: "set the timeline's tempo, 20…999 BPM, at once or gliding linearly over the duration"),
+            Route(address: "/tempo/get", action: .tempoGet, arguments: "", summary: "reply /tempo f bpm: the tempo now"),
+        ]
     }
 
     private static var sceneRoutes: [Route] {

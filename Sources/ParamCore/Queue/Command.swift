@@ -24,6 +24,10 @@ public struct AnimationSpec: Sendable, BitwiseCopyable {
     /// on the same frame with the same seconds, curve, repeat and autoreverse share one curve
     /// evaluation per frame; the group is echoed in each member's `done`.
     public var group: UInt32 = 0
+    /// A pass's length in beats when the duration was given in musical time (SPEC §14): the
+    /// animation then advances in beats and re-times when the tempo changes; `seconds` holds
+    /// its length at the tempo it was sent at. NaN: in seconds.
+    public var beats: Double = .nan
 
     public init(target: Double, seconds: Double, curve: TimingCurve, domain: ValueDomain) {
         self.target = target
@@ -65,6 +69,8 @@ public struct KeyframeSpec: Sendable, BitwiseCopyable {
     public var curves = InlineArray<31, TimingCurve>(repeating: .linear)
     public var calculation: KeyframeCalculation = .linear
     public var seconds: Double = 0
+    /// The length in beats when given in musical time (as `AnimationSpec.beats`); NaN: seconds.
+    public var beats: Double = .nan
     public var domain: ValueDomain = .linear
     public var repeatCount: Double = 1
     public var autoreverses = false
@@ -142,12 +148,17 @@ public struct TimedCommand: Sendable, BitwiseCopyable {
     /// The control side's sequence number of the command that set this parameter's target;
     /// echoed when the audio side moves the target itself (see `TargetUpdate`).
     public var serial: UInt32
+    /// When it starts in musical time: beats added after `delaySeconds`, then the grid it
+    /// starts on (`BeatPlacement`).
+    public var placement: BeatPlacement
 
-    public init(_ command: Command, start: StartTime = .immediately, delaySeconds: Double = 0, serial: UInt32 = 0) {
+    public init(_ command: Command, start: StartTime = .immediately, delaySeconds: Double = 0, serial: UInt32 = 0,
+                placement: BeatPlacement = .none) {
         self.command = command
         self.start = start
         self.delaySeconds = delaySeconds
         self.serial = serial
+        self.placement = placement
     }
 }
 

@@ -21,6 +21,7 @@ struct QueuedCommand: BitwiseCopyable {
     @usableFromInline var start: StartTime
     @usableFromInline var delaySeconds: Double
     @usableFromInline var serial: UInt32
+    @usableFromInline var placement: BeatPlacement = .none
 
     @usableFromInline var parameter: ParameterID {
         switch payload {
@@ -107,7 +108,8 @@ public struct CommandQueue: @unchecked Sendable {
                 case .unbind(let p):
                     payload = .unbind(p)
                 }
-                queued.initializeElement(at: i, to: QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial))
+                queued.initializeElement(at: i, to: QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial,
+                                                                        placement: c.placement))
             }
             return ring.push(all: UnsafeBufferPointer(queued))
         }

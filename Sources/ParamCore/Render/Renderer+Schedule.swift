@@ -12,6 +12,9 @@ struct ScheduledCommand: BitwiseCopyable {
     /// Started by the audio thread itself (a MIDI controller, `LocalAnimation`), not sent by
     /// the control side: it keeps the parameter's serial and reports its target back.
     var local = false
+    /// Placed in musical time (`BeatPlacement`): the timeline's beat it starts on, so a tempo
+    /// change before then moves `frame` with it. NaN: placed in seconds only.
+    var beat = Double.nan
 
     /// Whether it applies before `other`: on an earlier frame, or on the same one sent earlier.
     @_noLocks @inline(__always)
@@ -39,6 +42,7 @@ extension Renderer {
             switch timed.start {
             case .immediately:
                 entry.frame = periodStart &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
+                if !timed.placement.isNone { place(&entry) }
             case .at(let tag):
                 // Time tags and delays add in NTP units (2^32 per second).
                 entry.waitsForTime = true
@@ -96,6 +100,7 @@ extension Renderer {
             // No JACK clock (tests without one): start at once.
             entry.frame = periodStart
             entry.waitsForTime = false
+            if !entry.timed.placement.isNone { place(&entry) }
             return
         }
         let frame = clock.frame(at: entry.time)
@@ -109,6 +114,7 @@ extension Renderer {
             entry.waitsForTime = false
             // Tags close to this one keep this anchor, so their distances stay exact.
             clock.hold(placedAt: entry.frame)
+            if !entry.timed.placement.isNone { place(&entry) }
         }
     }
 
@@ -240,12 +246,12 @@ extension Renderer {
                 params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: params[p.index].serial, reporter: reporter)
                 localTargets.insert(p.index)
             } else {
-                params[p.index].start(spec, atFrame: frame, sampleRate: rate, serial: serial, reporter: reporter)
-                if spec.group != 0 { joinGroup(p, spec) }
+                startAnimation(p, spec, atFrame: frame, serial: serial)
+                // A member in musical time evaluates its own curve: a tempo change re-times it.
+                if spec.group != 0 && !(spec.beats > 0) { joinGroup(p, spec) }
             }
         case .keyframes(let p, let slot):
-            params[p.index].start(keyframes: commands.keyframes(slot).pointee, atFrame: frame, sampleRate: rate, serial: serial,
-                                  reporter: reporter)
+            startKeyframes(p, slot: slot, atFrame: frame, serial: serial)
             commands.release(slot)
         case .stop(let p):
             cancelScheduled(p, sentBefore: entry.sequence)

@@ -69,6 +69,13 @@ public struct Renderer: @unchecked Sendable {
     /// or this renderer's own (`ownsCounters`).
     public let counters: RenderCounters
     @usableFromInline let ownsCounters: Bool
+    /// The tempo asked for and the one published (kept by the caller like `counters`, or own).
+    public let tempo: TempoExchange
+    @usableFromInline let ownsTempo: Bool
+    /// The timeline (SPEC §14), counting beats from the first frame rendered (Renderer+Tempo).
+    public internal(set) var timeline: Timeline
+    /// The sequence of the last tempo request taken from `tempo`.
+    @usableFromInline var tempoSequence: UInt64
     /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
     /// path, one for `morph`, and one that declared parameters take in turn (`ChunkScratch`).
     @usableFromInline let scratch: UnsafeMutablePointer<Double>
@@ -113,7 +120,8 @@ public struct Renderer: @unchecked Sendable {
 
     /// The handles the control side keeps (take them before the audio thread owns this value).
     public var handles: RendererHandles {
-        RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters, motions: motions)
+        RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters,
+                        tempo: tempo, motions: motions)
     }
 
     /// Keyframe animations that can be sent and not yet started at once.
@@ -126,8 +134,13 @@ public struct Renderer: @unchecked Sendable {
     /// long-running paramd keeps. `counters`: those to count in, kept by the caller (they are
     /// not deallocated with the renderer); nil: counters of its own.
     public init(sampleRate: Double, registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
-                counters shared: RenderCounters? = nil, commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
+                counters shared: RenderCounters? = nil, tempo sharedTempo: TempoExchange? = nil,
+                commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
+        tempo = sharedTempo ?? TempoExchange(bpm: 120, beatsPerBar: 4)
+        ownsTempo = sharedTempo == nil
+        timeline = Timeline(tempo: tempo.requestedBPM, beatsPerBar: tempo.beatsPerBar, sampleRate: sampleRate, originFrame: 0)
+        tempoSequence = tempo.sequence
         let capacity = ParameterRegistry.capacity
         // In this order for `HotMemory.placing`: what every period touches first, the large
         // blocks, of which a period with only the five touches the first lines, last.
@@ -174,6 +187,7 @@ public struct Renderer: @unchecked Sendable {
         updates.deallocate()
         snapshot.deallocate()
         if ownsCounters { counters.deallocate() }
+        if ownsTempo { tempo.deallocate() }
         scratch.deallocate()
         silence.deallocate()
         schedule.deallocate()
@@ -203,7 +217,10 @@ public struct Renderer: @unchecked Sendable {
     /// animations started from now on.
     @_noLocks
     public mutating func setSampleRate(_ rate: Double) {
-        if rate > 0 { sampleRate = rate }
+        if rate > 0 {
+            sampleRate = rate
+            retimeline(sampleRate: rate)
+        }
     }
 
     /// Realtime-safe. Renders `frames` frames: moves new commands into the schedule, starts
@@ -233,6 +250,7 @@ public struct Renderer: @unchecked Sendable {
             clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames,
                           afterJump: counterJumped)
         }
+        if tempo.sequence != tempoSequence { takeTempoRequest(atFrame: start) }
         // What waited and is due now goes first, then the new commands in arrival order.
         if framedCount | timedCount != 0 {
             resolveTimes(periodStart: start, periodEnd: end)
@@ -334,5 +352,9 @@ public struct Renderer: @unchecked Sendable {
         if sharesCurves { sharesCurves = sharedCurves.sweep() }
         counters.store(.animations, animating)
         counters.store(.scheduled, UInt64(framedCount &+ timedCount))
+        // JACK2 moves its counter past a cycle's frames as the cycle starts: the reading is the
+        // frame after the period, where `framePosition` is now.
+        tempo.publish(tempo: timeline.tempo(at: framePosition), beat: timeline.beat(at: framePosition),
+                      jackFrame: lastJackFrame ?? 0)
     }
 }

@@ -38,6 +38,8 @@ public struct RendererHandles: Sendable {
     public let updates: SPSCRing<TargetUpdate>
     public let snapshot: ParameterSnapshot
     public let counters: RenderCounters
+    /// The tempo asked for and the timeline's tempo and beat (SPEC §14).
+    public let tempo: TempoExchange
     /// Each parameter slot's layers beyond the first and keyframe track (3.6 KB a slot).
     nonisolated(unsafe) let motions: UnsafeMutablePointer<ParameterMotion>  // only handed to the kernel here
 

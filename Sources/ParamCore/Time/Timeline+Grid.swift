@@ -17,9 +17,16 @@ extension Timeline {
     @_noLocks
     public func nextGridFrame(atOrAfter frame: UInt64, gridBeats: Double) -> UInt64 {
         guard gridBeats > 0, gridBeats.isFinite else { return frame }
+        return firstFrame(reachingBeat: nextGridBeat(atOrAfter: frame, gridBeats: gridBeats), notBefore: frame)
+    }
+
+    /// Realtime-safe. The beat of that grid line: the least whole multiple of `gridBeats` at or
+    /// after the beat at `frame` (the beat at `frame` for a grid that is not a number > 0).
+    @_noLocks
+    public func nextGridBeat(atOrAfter frame: UInt64, gridBeats: Double) -> Double {
         let beat = beat(at: frame)
-        let line = Self.ceiling((beat - Self.beatTolerance(beat)) / gridBeats) * gridBeats
-        return firstFrame(reachingBeat: line, notBefore: frame)
+        guard gridBeats > 0, gridBeats.isFinite else { return beat }
+        return Self.ceiling((beat - Self.beatTolerance(beat)) / gridBeats) * gridBeats
     }
 
     /// Realtime-safe. The first frame at or after `notBefore` whose beat is `beat` or later.

@@ -137,6 +137,12 @@ struct Options: ParsableCommand {
     @Option(name: .customLong(SettingsTable.subscriptionTtl.longName), help: SettingsTable.subscriptionTtl.argumentHelp)
     var subscriptionTtl: String?
 
+    @Option(name: .customLong(SettingsTable.tempo.longName), help: SettingsTable.tempo.argumentHelp)
+    var tempo: String?
+
+    @Option(name: .customLong(SettingsTable.beatsPerBar.longName), help: SettingsTable.beatsPerBar.argumentHelp)
+    var beatsPerBar: String?
+
     @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?
 

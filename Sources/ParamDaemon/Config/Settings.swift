@@ -26,6 +26,9 @@ struct Settings: Equatable, Sendable {
     var maxSubscribers = 0
     var subscriptionTtlSeconds: Double = 0
     var logLevel: Logger.Level = .info
+    /// paramd's own timeline (SPEC §14): its tempo in BPM and the beats in a bar.
+    var tempo: Double = 0
+    var beatsPerBar = 0
     /// Parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
     /// Ports connected to midi_in (SPEC §10).

@@ -11,7 +11,7 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, logLevel, allow, open, tokenFile, readTokenFile,
+        subscriptionTtl, tempo, beatsPerBar, logLevel, allow, open, tokenFile, readTokenFile,
     ]
 
     /// The row for config-file key `key`.
@@ -149,6 +149,24 @@ enum SettingsTable {
             let s = try SettingParse.number(input)
             guard s > 0, s.isFinite else { throw SettingProblem("must be a positive number of seconds (got \(s))") }
             return s
+        })
+
+    static let tempo = SettingSpec(
+        key: "tempo", valueName: "bpm", form: .number, reload: .restart, default: 120.0, defaultText: "120",
+        help: "Tempo of paramd's own timeline in beats per minute, 20…999: the length of durations in musical time (2m, 4n) and the grid of quantize (docs/MUSICAL-TIME.md)",
+        field: \.tempo, given: { $0.tempo.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in
+            let bpm = try SettingParse.number(input)
+            guard Timeline.tempoRange.contains(bpm) else { throw SettingProblem("must be from 20 to 999 BPM (got \(bpm))") }
+            return bpm
+        })
+
+    static let beatsPerBar = SettingSpec(
+        key: "beats-per-bar", valueName: "beats", form: .integer, reload: .restart, default: 4,
+        help: "Beats (quarter notes) in a bar of paramd's own timeline, 1…64: 1m is this many beats",
+        field: \.beatsPerBar, given: { $0.beatsPerBar.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in
+            try SettingParse.integer(input, Timeline.beatsPerBarRange, "a whole number of beats, 1…64")
         })
 
     static let logLevel = SettingSpec(

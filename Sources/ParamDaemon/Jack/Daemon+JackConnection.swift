@@ -17,7 +17,8 @@ extension Daemon {
         let previous: Renderer
         do {
             previous = try jack.connect(registry: targets.registry) { rate in
-                Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) }, counters: audio.counters)
+                Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) }, counters: audio.counters,
+                         tempo: audio.tempo)
             }
         } catch {
             if !jackRetry.waitingLogged {

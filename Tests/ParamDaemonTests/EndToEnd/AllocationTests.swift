@@ -11,7 +11,8 @@ import Glibc
 /// renders animations on every parameter — the five, and declared ones with CV ports and values
 /// sent on (SPEC §8) — answers OSC, and reads JACK MIDI into animations and writes feedback
 /// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way), and
-/// recalls scenes, undoes them with `_previous`, and morphs between them (SPEC §13).
+/// recalls scenes, undoes them with `_previous`, and morphs between them (SPEC §13), and
+/// starts animations in musical time on the timeline's grid while /tempo re-times them (§14).
 /// The shim also counts the page faults the callback takes: once every kind of message has
 /// been through it (the first rounds, before anyone subscribes), none, however far the rings
 /// fill (the control side makes the memory the audio thread writes resident beforehand).
@@ -153,6 +154,12 @@ struct AllocationTests {
                 try client.send("/scene/recall", [.string("_previous"), .float32(0.02)])
                 try client.send("/scene/release")
             }
+            // Musical time: a duration in beats started on the grid after a delay in beats, and
+            // tempo changes (one gliding) that re-time the animations in beats in flight.
+            try client.send("/tone", [.float32(Float(round % 4) / 4), .string("16n"), curve, .string("delay"), .string("64n"),
+                                      .string("quantize"), .string("32n")])
+            try client.send("/cutoff/keyframes", [.string("8t"), .float32(300), .float32(3000), .string("quantize"), .string("64n")])
+            if round % 5 == 2 { try client.send("/tempo", [.float32(round % 10 == 2 ? 140 : 120), .float32(round % 20 == 2 ? 0.05 : 0)]) }
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }

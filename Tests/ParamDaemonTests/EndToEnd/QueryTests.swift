@@ -20,7 +20,12 @@ struct QueryTests {
         #expect(Array(names.dropFirst(12)) == ["malformed", "dropped_commands", "dropped_events", "dropped_packets", "dropped_feedback",
                                                "clock_synced", "clock_error_us", "clock_jitter_us",
                                                "midi_received", "midi_started", "midi_feedback", "midi_dropped",
-                                               "midi_in_links", "midi_out_links", "server", "refused", "open"])
+                                               "midi_in_links", "midi_out_links", "server",
+                                               "timeline", "tempo", "beat", "beat_frame", "link_peers",
+                                               "refused", "open"])
+        #expect(status.statusPairs["timeline"] == .string("internal"))
+        #expect(status.statusPairs["tempo"] == .float32(120))
+        #expect(status.statusPairs["link_peers"] == .int32(0))
         let s = status.statusPairs
         #expect(s["sample_rate"] == .int32(48000))
         #expect(s["buffer_size"] == .int32(256))
