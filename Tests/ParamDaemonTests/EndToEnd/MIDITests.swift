@@ -64,7 +64,7 @@ struct MIDITests {
         #expect(ending.allSatisfy { $0 == Float(target) }, "ends on the mapped value 64/127: \(Set(ending))")
     }
 
-    @Test func midiPortsAreJackMIDIWithPrettyNames() async throws {
+    @Test func midiPortsAreJackMIDIWithPrettyNamesInJackMetadata() async throws {
         let server = try JackServer.required()
         // As ReachTests does for the audio ports: JACK2 shares its metadata database between
         // servers, keyed by port UUIDs another test server may reuse, so try a fresh paramd again.

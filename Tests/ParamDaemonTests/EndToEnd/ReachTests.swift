@@ -27,7 +27,7 @@ struct ReachTests {
         #expect(try await paramd.stop() == .exited(0))
     }
 
-    @Test func portsExistWithPrettyNamesAndConnectIsHonoured() async throws {
+    @Test func portsExistWithPrettyNamesInJackMetadataAndConnectIsHonoured() async throws {
         let server = try JackServer.required()
         let paramd = try await ParamdProcess.start(server: server, name: "paramd-ports",
                                                    arguments: ["--connect", "system:playback_1,system:playback_2"])
