@@ -22,18 +22,25 @@ extension AnimatedParameter {
                 out[i] = sum >= high ? high : (sum >= low ? sum : low)
                 i &+= 1
             }
-        case .log:
+        case .log, .db:
+            // Four frames at a time where all four are inside the animation and e^x is inline
+            // (`ExpTable.inline4`); a frame on its target (NaN), one at a time.
+            let scale = domain == .db ? ValueDomain.nepersPerDecibel : 1  // × 1 is exact
             while i < frames {
+                if i &+ 4 <= frames {
+                    let x = (from + delta * UnsafeRawPointer(eased + i).loadUnaligned(as: SIMD4<Double>.self)) * scale
+                    if ExpTable.inline4(x) {
+                        let sum = base + (exp.exp4(x) - end)
+                        var clamped = SIMD4(repeating: low)
+                        clamped.replace(with: sum, where: sum .>= low)
+                        clamped.replace(with: high, where: sum .>= high)
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD4<Double>.self)
+                        i &+= 4
+                        continue
+                    }
+                }
                 let e = eased[i]
-                let v = e.isNaN ? end : exp.exp(from + delta * e)
-                let sum = base + (v - end)
-                out[i] = sum >= high ? high : (sum >= low ? sum : low)
-                i &+= 1
-            }
-        case .db:
-            while i < frames {
-                let e = eased[i]
-                let v = e.isNaN ? end : exp.exp((from + delta * e) * ValueDomain.nepersPerDecibel)
+                let v = e.isNaN ? end : exp.exp((from + delta * e) * scale)
                 let sum = base + (v - end)
                 out[i] = sum >= high ? high : (sum >= low ? sum : low)
                 i &+= 1

@@ -106,15 +106,23 @@ extension Renderer {
                 out[i] = v >= high ? high : (v >= low ? v : low)
                 i &+= 1
             }
-        case .log:
+        case .log, .db:
+            // Four frames at a time where e^x is inline (`ExpTable.inline4`), else one.
+            let scale = bindings[k].domain == .db ? ValueDomain.nepersPerDecibel : 1  // × 1 is exact
             while i < count {
-                let v = exp.exp(from + delta * morphValues[i])
-                out[i] = v >= high ? high : (v >= low ? v : low)
-                i &+= 1
-            }
-        case .db:
-            while i < count {
-                let v = exp.exp((from + delta * morphValues[i]) * ValueDomain.nepersPerDecibel)
+                if i &+ 4 <= count {
+                    let x = (from + delta * UnsafeRawPointer(morphValues + i).loadUnaligned(as: SIMD4<Double>.self)) * scale
+                    if ExpTable.inline4(x) {
+                        let v = exp.exp4(x)
+                        var clamped = SIMD4(repeating: low)
+                        clamped.replace(with: v, where: v .>= low)
+                        clamped.replace(with: high, where: v .>= high)
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD4<Double>.self)
+                        i &+= 4
+                        continue
+                    }
+                }
+                let v = exp.exp((from + delta * morphValues[i]) * scale)
                 out[i] = v >= high ? high : (v >= low ? v : low)
                 i &+= 1
             }
