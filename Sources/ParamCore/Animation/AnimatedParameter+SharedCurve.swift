@@ -23,19 +23,19 @@ extension AnimatedParameter {
                 i &+= 1
             }
         case .log, .db:
-            // Four frames at a time where all four are inside the animation and e^x is inline
-            // (`ExpTable.inline4`); a frame on its target (NaN), one at a time.
+            // Eight frames at a time where all eight are inside the animation and e^x is inline
+            // (`ExpTable.inline8`); a frame on its target (NaN), one at a time.
             let scale = domain == .db ? ValueDomain.nepersPerDecibel : 1  // × 1 is exact
             while i < frames {
-                if i &+ 4 <= frames {
-                    let x = (from + delta * UnsafeRawPointer(eased + i).loadUnaligned(as: SIMD4<Double>.self)) * scale
-                    if ExpTable.inline4(x) {
-                        let sum = base + (exp.exp4(x) - end)
-                        var clamped = SIMD4(repeating: low)
+                if i &+ 8 <= frames {
+                    let x = (from + delta * UnsafeRawPointer(eased + i).loadUnaligned(as: SIMD8<Double>.self)) * scale
+                    if ExpTable.inline8(x) {
+                        let sum = base + (exp.exp8(x) - end)
+                        var clamped = SIMD8(repeating: low)
                         clamped.replace(with: sum, where: sum .>= low)
                         clamped.replace(with: high, where: sum .>= high)
-                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD4<Double>.self)
-                        i &+= 4
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD8<Double>.self)
+                        i &+= 8
                         continue
                     }
                 }

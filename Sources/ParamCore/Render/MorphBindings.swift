@@ -107,18 +107,18 @@ extension Renderer {
                 i &+= 1
             }
         case .log, .db:
-            // Four frames at a time where e^x is inline (`ExpTable.inline4`), else one.
+            // Eight frames at a time where e^x is inline (`ExpTable.inline8`), else one.
             let scale = bindings[k].domain == .db ? ValueDomain.nepersPerDecibel : 1  // × 1 is exact
             while i < count {
-                if i &+ 4 <= count {
-                    let x = (from + delta * UnsafeRawPointer(morphValues + i).loadUnaligned(as: SIMD4<Double>.self)) * scale
-                    if ExpTable.inline4(x) {
-                        let v = exp.exp4(x)
-                        var clamped = SIMD4(repeating: low)
+                if i &+ 8 <= count {
+                    let x = (from + delta * UnsafeRawPointer(morphValues + i).loadUnaligned(as: SIMD8<Double>.self)) * scale
+                    if ExpTable.inline8(x) {
+                        let v = exp.exp8(x)
+                        var clamped = SIMD8(repeating: low)
                         clamped.replace(with: v, where: v .>= low)
                         clamped.replace(with: high, where: v .>= high)
-                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD4<Double>.self)
-                        i &+= 4
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD8<Double>.self)
+                        i &+= 8
                         continue
                     }
                 }
