@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC §5 and §13: a morph bound before the JACK server goes away is bound again in the
+/// SPEC §5, §8 and §13: a morph bound before the JACK server goes away is bound again in the
 /// renderer made when it comes back, so `/morph` still moves its members, frame for frame; and
 /// a bound declared parameter a reload sets up again keeps following `morph`.
 @Suite(.serialized)
@@ -31,7 +31,7 @@ struct MorphServerLossTests {
         cutoff = 8000
         """
 
-    @Test func aBoundMorphFollowsMorphAfterTheServerComesBackAndAfterAReloadChangesAMember() async throws {
+    @Test func aBoundMorphFollowsMorphFrameForFrameAfterTheServerComesBack() async throws {
         let serverName = JackServer.uniqueName("morphloss")
         let home = TestHome("morphloss")
         try home.writeConfig(Self.config)
@@ -88,6 +88,34 @@ struct MorphServerLossTests {
                 #expect(cutoff < 2e-5, "cutoff follows morph in log frequency after the return: \(cutoff)")
             }
             #expect(try await client.get("volume")?.target == 0.8)
+            #expect(try await client.pings())
+            #expect(try await paramd.stop() == .exited(0))
+            try await server.stop()
+        } catch {
+            paramd.process.signal(SIGTERM)
+            _ = try? await paramd.process.waitForExit()
+            try? await server.stop()
+            throw error
+        }
+    }
+
+    @Test func aBoundDeclaredParameterAReloadChangesKeepsFollowingMorphAndOneItRemovesLeavesTheOthersBound() async throws {
+        let home = TestHome("morphreload")
+        try home.writeConfig(Self.config)
+        let server = try await JackServer.start(name: JackServer.uniqueName("morphreload"))
+        let paramd: ParamdProcess
+        do {
+            paramd = try await ParamdProcess.start(server: server, name: "paramd-morphreload", environment: home.environment)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        defer { paramd.process.signal(SIGTERM) }
+        do {
+            let client = try OSCClient(port: paramd.port)
+            try client.send("/scene/morph", [.string("dark"), .string("bright")])
+            try client.send("/morph", [.float32(1), .float32(0)])
+            try await client.waitForValue("cutoff") { value, _ in value == 8000 }
 
             // A reload that changes cutoff (its range) sets it up again: it stays bound, and
             // follows morph back to the middle, in log frequency (√(200 · 8000) Hz).
