@@ -5,8 +5,9 @@
 /// log and dB domains (`ExpTable`).
 extension AnimatedParameter {
     /// Realtime-safe. Frames `0 ..< frames` of `out` from `eased` (NaN: the progress reached 1,
-    /// the layer's target sounds). One loop per domain, so nothing is switched on per frame; the
-    /// log and dB domains decode with `exp` (within 1 ulp of `ValueDomain.decode`). The layer's
+    /// the layer's target sounds). One loop for linear, one for log and dB (a constant scale), so
+    /// nothing is switched on per frame; those decode with `ExpTable` (within 1 ulp of
+    /// `ValueDomain.decode`), eight frames at a time where it can. The layer's
     /// fields come one by one: the whole animation by value was a copy a chunk.
     @_noLocks @inline(__always)
     mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, from: Double, delta: Double,

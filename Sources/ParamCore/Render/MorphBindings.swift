@@ -98,7 +98,7 @@ extension Renderer {
         let from = bindings[k].fromEncoded, delta = bindings[k].deltaEncoded
         let low = params[k].minimum, high = params[k].maximum
         let exp = sharedCurves.exp
-        // One loop per domain, so nothing is switched on per frame.
+        // One loop for linear, one for log and dB (a constant scale): nothing is switched on per frame.
         switch bindings[k].domain {
         case .linear:
             while i < count {
