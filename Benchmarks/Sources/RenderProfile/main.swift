@@ -3,7 +3,7 @@
 //
 //   RenderProfile [scenario] [periods]       ns per frame (default: the full render, 2000
 //                                            256-frame periods), e.g. under valgrind
-//   RenderProfile --checksum [periods]       a hash of every scenario's samples and values:
+//   RenderProfile --checksum [periods]       a hash of every scenario's samples, CV ports and values:
 //                                            equal before and after means bit-identical
 //   RenderProfile --check-ckernel [periods]  fails if a C kernel scenario differs from the
 //                                            Swift one it mirrors by more than 1e-5

@@ -93,7 +93,14 @@ public final class Rig: @unchecked Sendable {
                 mix(UInt64(out1[i].bitPattern))
                 mix(UInt64(out2[i].bitPattern))
             }
-            for p in ParameterID.builtIns { mix(r.pointee.sounding(p).bitPattern) }
+            // Every parameter's value, and every CV port's samples: declared parameters (scene
+            // members) are heard there.
+            for p in scenario.registry.ids {
+                mix(r.pointee.sounding(p).bitPattern)
+                if let port = cvBuffers[p.index] {
+                    for i in 0..<framesPerPeriod { mix(UInt64(port[i].bitPattern)) }
+                }
+            }
             drainRings()
         }
         return hash

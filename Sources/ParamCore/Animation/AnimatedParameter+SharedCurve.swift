@@ -5,8 +5,9 @@
 /// log and dB domains (`ExpTable`).
 extension AnimatedParameter {
     /// Realtime-safe. Frames `0 ..< frames` of `out` from `eased` (NaN: the progress reached 1,
-    /// the layer's target sounds). One loop per domain, so nothing is switched on per frame; the
-    /// log and dB domains decode with `exp` (within 1 ulp of `ValueDomain.decode`). The layer's
+    /// the layer's target sounds). One loop for linear, one for log and dB (a constant scale), so
+    /// nothing is switched on per frame; those decode with `ExpTable` (within 1 ulp of
+    /// `ValueDomain.decode`), eight frames at a time where it can. The layer's
     /// fields come one by one: the whole animation by value was a copy a chunk.
     @_noLocks @inline(__always)
     mutating func renderMember(into out: UnsafeMutablePointer<Double>, eased: UnsafePointer<Double>, from: Double, delta: Double,
@@ -22,18 +23,25 @@ extension AnimatedParameter {
                 out[i] = sum >= high ? high : (sum >= low ? sum : low)
                 i &+= 1
             }
-        case .log:
+        case .log, .db:
+            // Eight frames at a time where all eight are inside the animation and e^x is inline
+            // (`ExpTable.inline8`); a frame on its target (NaN), one at a time.
+            let scale = domain == .db ? ValueDomain.nepersPerDecibel : 1  // × 1 is exact
             while i < frames {
+                if i &+ 8 <= frames {
+                    let x = (from + delta * UnsafeRawPointer(eased + i).loadUnaligned(as: SIMD8<Double>.self)) * scale
+                    if ExpTable.inline8(x) {
+                        let sum = base + (exp.exp8(x) - end)
+                        var clamped = SIMD8(repeating: low)
+                        clamped.replace(with: sum, where: sum .>= low)
+                        clamped.replace(with: high, where: sum .>= high)
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD8<Double>.self)
+                        i &+= 8
+                        continue
+                    }
+                }
                 let e = eased[i]
-                let v = e.isNaN ? end : exp.exp(from + delta * e)
-                let sum = base + (v - end)
-                out[i] = sum >= high ? high : (sum >= low ? sum : low)
-                i &+= 1
-            }
-        case .db:
-            while i < frames {
-                let e = eased[i]
-                let v = e.isNaN ? end : exp.exp((from + delta * e) * ValueDomain.nepersPerDecibel)
+                let v = e.isNaN ? end : exp.exp((from + delta * e) * scale)
                 let sum = base + (v - end)
                 out[i] = sum >= high ? high : (sum >= low ? sum : low)
                 i &+= 1

@@ -222,6 +222,30 @@ extension Controller {
         }
     }
 
+    /// Control thread. `.bind` again, for the members of `ids` bound to `morph`, to a renderer
+    /// that does not hold their bindings: a new one after a JACK connection (`glide` 0 s: it
+    /// starts on the bound targets already, so nothing moves), or one whose declared parameter
+    /// a reload set up again (its new range and domain; `glide` keeps it from jumping).
+    public mutating func rebindCommands(_ ids: [ParameterID], glide: DefaultAction) -> [TimedCommand] {
+        var result = ControlResult()
+        let m = target(.morph)
+        for p in ids {
+            guard let kept = morphBindings[p.index], let range = registry.spec(p) else { continue }
+            let pair = MorphPair(from: range.clamp(kept.from), to: range.clamp(kept.to))
+            let binding = MorphBinding(from: pair.from, to: pair.to, domain: range.domain,
+                                       glideSeconds: glide.seconds, glideCurve: glide.curve)
+            commit(p, .bind(p, binding), target: Self.point(m, pair, range.domain), start: .immediately, delay: 0, &result)
+            morphBindings[p.index] = pair
+        }
+        return result.commands
+    }
+
+    /// Control thread. The audio side never got `rebindCommands`' commands (its queue was
+    /// full): those members rest where they are, and no longer follow `morph` here either.
+    public mutating func forgetBindings(_ ids: [ParameterID]) {
+        for p in ids { morphBindings[p.index] = nil }
+    }
+
     /// Parses `[duration [curve]] [option value]…` as `/volume` does, plus `stagger`.
     private func recallOptions(_ args: [OSCArgument], action: DefaultAction) throws(ControlError) -> RecallOptions {
         var options = RecallOptions(seconds: action.seconds, curve: action.curve)

@@ -109,10 +109,9 @@ public struct Controller: Sendable {
     /// Control thread. A new renderer starts on these targets with no command in flight (a JACK
     /// connection): both sides count serials from 0 again, so the targets the audio side sets
     /// itself (MIDI, `TargetUpdate` with the parameter's serial) are adopted from the start.
+    /// Morph bindings stay: `rebindCommands` binds them again in the new renderer.
     public mutating func restartSerials() {
         for k in serials.indices { serials[k] = 0 }
-        // The new renderer has no morph bound: its members rest on the targets they had.
-        for k in morphBindings.indices { morphBindings[k] = nil }
     }
 
     /// Control thread. Handles a parameter route (everything but subscriptions, queries and

@@ -59,7 +59,7 @@ public struct RouteTable: Sendable {
     public let routes: [Route]
     private let byAddress: [String: Route]
 
-    /// The five built-in parameters' table.
+    /// The six built-in parameters' table (the signal path's five and `morph`).
     public static let builtIn = RouteTable(registry: .builtIn)
 
     public init(registry: ParameterRegistry) {

@@ -30,4 +30,29 @@ struct ExpTable {
         let scale = Double(bitPattern: UInt64(bitPattern: (k >> 7) &+ 1023) << 52)
         return (t + t * p) * scale
     }
+
+    /// Realtime-safe. Whether `exp` of every lane of `x` is the inline kernel (inside ±700; a
+    /// NaN lane is not), so that `exp8` gives its results.
+    @_noLocks @inline(__always)
+    static func inline8(_ x: SIMD8<Double>) -> Bool {
+        all((x .> -700) .& (x .< 700))
+    }
+
+    /// Realtime-safe. `exp` of eight lanes inside ±700 (`inline8`), lane by lane the same
+    /// operations, so the same bits: the members of a recall or bound to `morph` take eight
+    /// frames at a time. 2^(k >> 7) is built without an arithmetic shift (SSE2 has none for
+    /// 64-bit lanes): (k + 1023·128) << 45, masked, puts (k >> 7) + 1023 in the exponent.
+    @_noLocks @inline(__always)
+    func exp8(_ x: SIMD8<Double>) -> SIMD8<Double> {
+        let shifted = x * 184.6649652337873 + 6755399441055744.0
+        let kd = shifted - 6755399441055744.0
+        let k = unsafeBitCast(shifted, to: SIMD8<UInt64>.self) &- 0x4338_0000_0000_0000
+        let r = (x - kd * 0.00541521234663378) - kd * 1.4907929134926466e-12
+        let i = k & 127
+        let t = SIMD8(powers[Int(i[0])], powers[Int(i[1])], powers[Int(i[2])], powers[Int(i[3])],
+                      powers[Int(i[4])], powers[Int(i[5])], powers[Int(i[6])], powers[Int(i[7])])
+        let p = r + r * r * (0.5 + r * (0.16666666666666666 + r * (0.041666666666666664 + r * 0.008333333333333333)))
+        let scaleBits = ((k &+ 130_944) &<< 45) & 0xFFF0_0000_0000_0000
+        return (t + t * p) * unsafeBitCast(scaleBits, to: SIMD8<Double>.self)
+    }
 }

@@ -98,7 +98,7 @@ extension Renderer {
         let from = bindings[k].fromEncoded, delta = bindings[k].deltaEncoded
         let low = params[k].minimum, high = params[k].maximum
         let exp = sharedCurves.exp
-        // One loop per domain, so nothing is switched on per frame.
+        // One loop for linear, one for log and dB (a constant scale): nothing is switched on per frame.
         switch bindings[k].domain {
         case .linear:
             while i < count {
@@ -106,15 +106,23 @@ extension Renderer {
                 out[i] = v >= high ? high : (v >= low ? v : low)
                 i &+= 1
             }
-        case .log:
+        case .log, .db:
+            // Eight frames at a time where e^x is inline (`ExpTable.inline8`), else one.
+            let scale = bindings[k].domain == .db ? ValueDomain.nepersPerDecibel : 1  // × 1 is exact
             while i < count {
-                let v = exp.exp(from + delta * morphValues[i])
-                out[i] = v >= high ? high : (v >= low ? v : low)
-                i &+= 1
-            }
-        case .db:
-            while i < count {
-                let v = exp.exp((from + delta * morphValues[i]) * ValueDomain.nepersPerDecibel)
+                if i &+ 8 <= count {
+                    let x = (from + delta * UnsafeRawPointer(morphValues + i).loadUnaligned(as: SIMD8<Double>.self)) * scale
+                    if ExpTable.inline8(x) {
+                        let v = exp.exp8(x)
+                        var clamped = SIMD8(repeating: low)
+                        clamped.replace(with: v, where: v .>= low)
+                        clamped.replace(with: high, where: v .>= high)
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD8<Double>.self)
+                        i &+= 8
+                        continue
+                    }
+                }
+                let v = exp.exp((from + delta * morphValues[i]) * scale)
                 out[i] = v >= high ? high : (v >= low ? v : low)
                 i &+= 1
             }

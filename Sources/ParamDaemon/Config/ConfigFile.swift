@@ -21,7 +21,8 @@ struct ConfigFile: Equatable, Sendable {
     /// Every parameter table, built-in or declared, by name, in the order written.
     var parameters: [String: ParameterConfig] = [:]
     var parameterOrder: [String] = []
-    /// The registry the tables make: the five of SPEC §3 as configured, then the declared ones.
+    /// The registry the tables make: the six built-ins (the five of SPEC §3 and `morph`) as
+    /// configured, then the declared ones.
     var registry = ParameterRegistry.builtIn
     /// `[[midi]]` tables (SPEC §10, MIDIConfig.swift), in the order written.
     var midi: [MIDIMappingConfig] = []

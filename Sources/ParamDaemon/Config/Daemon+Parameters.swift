@@ -91,6 +91,13 @@ extension Daemon {
         let before = controller
         putInForce(new, defaults: { p in added.contains(p) ? new[p].defaultAction : before.defaultAction(p) })
         if jack.isConnected {
+            // A declared member set up again left its morph on the audio side: it follows
+            // `morph` again, in its new range and domain, gliding in as a new binding does.
+            let rebinds = controller.rebindCommands(changed.filter { !$0.isBuiltIn }, glide: controller.defaultAction(.morph))
+            if !rebinds.isEmpty && !rebinds.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
+                log.error("SIGHUP: the command queue is full; \(rebinds.count) bound member(s) rest where they are")
+            controller.forgetBindings(rebinds.map(\.command.parameter))
+            }
             let connections = connectCV.filter { name, _ in added.contains { new[$0].name == name } || changed.contains { new[$0].name == name } }
             if !connections.isEmpty {
                 for f in jack.connectCV(connections) { log.warning("cannot connect \(f)") }

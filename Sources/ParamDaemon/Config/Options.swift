@@ -27,7 +27,8 @@ struct Options: ParsableCommand {
               paramd --bind 239.255.12.1 --multicast-interface eth0 --bind 127.0.0.1
 
             The config file may declare up to 64 more parameters, each animated like
-            the five, with an optional JACK CV port cv_NAME and OSC sent on:
+            the six built-ins (the five and morph), with an optional JACK CV port
+            cv_NAME and OSC sent on:
 
               [cutoff]
               min = 20

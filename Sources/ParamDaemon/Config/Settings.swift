@@ -51,8 +51,8 @@ struct Settings: Equatable, Sendable {
     /// observers' one, if given.
     var tokenFile = ""
     var readTokenFile: String?
-    /// Every parameter: the five of SPEC §3 as the config file sets them up, and the declared
-    /// ones (SPEC §8).
+    /// Every parameter: the six built-ins (the five of SPEC §3 and `morph`, §13) as the config
+    /// file sets them up, and the declared ones (SPEC §8).
     var registry = ParameterRegistry.builtIn
     /// `[[midi]]` mappings from the config file (SPEC §10).
     var midi: [MIDIMappingConfig] = []

@@ -41,6 +41,12 @@ extension Daemon {
         publisher.switchEvents(to: fresh, injecting: jumps)
         audio = fresh
         previous.deallocate()
+        // Members bound to `morph` follow it again; they already rest on their bound targets.
+        let rebinds = controller.rebindCommands(controller.registry.ids, glide: DefaultAction(seconds: 0, curve: .linear))
+        if !rebinds.isEmpty && !rebinds.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
+            log.error("the command queue is full; \(rebinds.count) member(s) rest where morph left them instead of following it")
+            controller.forgetBindings(rebinds.map(\.command.parameter))
+        }
         systemd.audioPeriods = 0
         systemd.audioProgressAt = now
         jackRetry.waitingLogged = false
