@@ -40,6 +40,11 @@ extension Daemon {
         publisher.switchEvents(to: fresh, injecting: jumps)
         audio = fresh
         previous.deallocate()
+        // The modulators run on in the new renderer, at the depth they had.
+        let modulators = controller.modulatorCommands()
+        if !modulators.isEmpty && !modulators.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
+            log.error("the command queue is full; modulators not restarted")
+        }
         systemd.audioPeriods = 0
         systemd.audioProgressAt = now
         jackRetry.waitingLogged = false
