@@ -56,6 +56,11 @@ struct Options: ParsableCommand {
               cutoff = 400
               duration = 4          # the scene's default recall action (1 s default)
 
+            A modulator moves a parameter by itself over its animated value
+            (docs/MODULATORS.md): /pan/mod sfsf sine 0.5 depth 0.5 (shapes sine,
+            triangle, saw, square, random, sh; a rate in Hz or 4n, 1m), then
+            /pan/mod/depth ff 0 2 or /pan/mod/stop f 1.
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:
