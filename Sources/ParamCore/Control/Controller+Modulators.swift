@@ -63,6 +63,15 @@ extension Controller {
         return result.commands
     }
 
+    /// Control thread. Ends `p`'s modulator at once (a config file's `mod` removed); nil when
+    /// it has none.
+    public mutating func removeModulator(_ p: ParameterID) -> TimedCommand? {
+        guard modulators[p.index] != nil else { return nil }
+        modulators[p.index] = nil
+        modulatorDepths[p.index] = 0
+        return TimedCommand(.stopModulator(p, fadeSeconds: 0))
+    }
+
     /// Control thread. The commands that start every modulator of the model on a new renderer
     /// (a JACK connection), each at its full depth.
     public func modulatorCommands() -> [TimedCommand] {

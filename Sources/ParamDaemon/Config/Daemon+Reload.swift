@@ -83,11 +83,13 @@ extension Daemon {
         applied.midi = new.midi
         applied.midiPrograms = new.midiPrograms
         applied.scenes = new.scenes
+        applied.modulators = new.modulators
         settings = applied
         if new.scenes != old.scenes {
             controller.configureScenes(new.scenes)
             log.notice("scenes from the config file: \(new.scenes.isEmpty ? "none" : new.scenes.map(\.name).joined(separator: ", "))")
         }
+        if new.modulators != old.modulators { modulatorsReloaded(from: old, to: new) }
         midiConfigReloaded(from: old.midi)
         midiConnectionsReloaded(from: old)
         log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")

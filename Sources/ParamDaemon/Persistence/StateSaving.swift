@@ -49,6 +49,8 @@ struct StateSaving {
             defaults: { restored?.defaultAction(registry[$0].name) ?? settings.defaultAction($0) })
         controller.configureScenes(settings.scenes)
         controller.restoreScenes((restored?.scenes ?? []).map(\.scene))
+        // The first JACK connection starts them (`Controller.modulatorCommands`).
+        _ = controller.setModulators(settings.modulatorsByID)
         if store != nil { lastSaved = SavedState(controller) }
         return controller
     }
