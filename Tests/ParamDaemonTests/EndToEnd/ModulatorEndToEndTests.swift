@@ -1,0 +1,81 @@
+import Foundation
+import ParamCore
+import Testing
+
+/// SPEC §15 by JACK frame: a modulator over a declared linear `cutoff` resting at 0.5, as its
+/// CV port carries it; a modulator from the config file; bad input refused.
+@Suite(.serialized, .jackServer(rate: 48000, period: 256))
+struct ModulatorEndToEndTests {
+    static let cutoff = """
+        [cutoff]
+        min = 0
+        max = 1
+        initial = 0.5
+        cv = true
+        """
+
+    func start(_ server: JackServer, _ name: String, config: String) async throws -> ParamdProcess {
+        let home = TestHome(name)
+        try home.writeConfig(config)
+        return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
+    }
+
+    /// `/cutoff/mod sfsf sine 2 depth 0.25` makes cv_cutoff 0.5 + 0.25·sin(2π·2·t + φ): φ and
+    /// the amplitude are fitted by least squares over a second (two cycles) with the frequency
+    /// held at 2 Hz, so a residual ≤ 1e-6 also holds the period to some 3e-7 of itself.
+    @Test func aSineOnCutoffIsExactOnTheCVPortByJackFrame() async throws {
+        let server = try JackServer.required()
+        let omega = 2 * Double.pi * 2 / 48000
+        let found = try await recordUntilCovered("cv_cutoff sine") {
+            let paramd = try await start(server, "paramd-mod", config: Self.cutoff)
+            let recorder = try await JackTool.record(server: server, name: "rec-mod", connect: ["paramd-mod:cv_cutoff"], seconds: 10)
+            try await recorder.record(seconds: 0.2)
+            try await oscsend(paramd.port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.25")
+            try await recorder.record(seconds: 1.3)
+            let recording = try await recorder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        } measure: { (timeline: FrameTimeline) -> Coverage<(amplitude: Double, residual: Double, compared: Int)> in
+            guard let start = timeline.firstFrame(where: { $0 != 0.5 }) else { return .tooLittle("the wobble did not start") }
+            let samples = timeline.samples(in: (start + 1)..<(start + 48001))
+            guard samples.count > 43000 else { return .tooLittle("\(samples.count) of 48000 frames recorded") }
+            var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
+            for (frame, value) in samples {
+                let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - 0.5
+                ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
+            }
+            let det = ss * cc - sc * sc
+            let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
+            var residual = 0.0
+            for (frame, value) in samples {
+                let fitted = 0.5 + a * sin(omega * Double(frame)) + b * cos(omega * Double(frame))
+                residual = max(residual, abs(Double(value) - fitted))
+            }
+            return .enough((hypot(a, b), residual, samples.count))
+        }
+        guard let ((amplitude, residual, compared), timeline) = found else { return }
+        TestLog.write("cv_cutoff under sine 2 Hz depth 0.25: amplitude \(amplitude), largest residual \(residual) over \(compared) frames; \(timeline.description)")
+        #expect(abs(amplitude - 0.25) < 1e-6)
+        #expect(residual <= 1e-6)
+    }
+
+    @Test func aConfigModulatorRunsAndBadInputIsRefusedChangingNothing() async throws {
+        let server = try JackServer.required()
+        let paramd = try await start(server, "paramd-modcfg", config: Self.cutoff + "\nmod = { shape = \"sh\", rate = \"1m\", depth = 0.2, seed = 5 }\n")
+        let client = try OSCClient(port: paramd.port)
+        let get = try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")
+        #expect(get?.arguments == [.string("sh"), .string("1m"), .float32(0.2), .float32(0), .string("bi")])
+        for bad: [OSCArgument] in [[.string("wobble"), .float32(1)], [.string("sine"), .float32(-1)],
+                                   [.string("sine"), .float32(1), .string("depth"), .float32(2)], [.string("sine"), .string("4x")]] {
+            #expect(try await client.request("/cutoff/mod", bad, reply: "/error") != nil, "\(bad)")
+        }
+        #expect(try await client.request("/nothing/mod", [.string("sine"), .float32(1)], reply: "/error") != nil)
+        #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == get?.arguments)
+        // The sounding value moves while the target stays.
+        let target = try await client.request("/cutoff/get", reply: "/cutoff/target")
+        #expect(target?.arguments == [.float32(0.5)])
+        try client.send("/cutoff/mod/stop")
+        #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == [.string("none")])
+        #expect(try await paramd.stop() == .exited(0))
+    }
+}
