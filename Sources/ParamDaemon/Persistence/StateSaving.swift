@@ -50,7 +50,12 @@ struct StateSaving {
         controller.configureScenes(settings.scenes)
         controller.restoreScenes((restored?.scenes ?? []).map(\.scene))
         // The first JACK connection starts them (`Controller.modulatorCommands`).
-        _ = controller.setModulators(settings.modulatorsByID)
+        // Saved modulators win over the config file's, as saved targets do.
+        var modulators = settings.modulatorsByID
+        for (name, saved) in restored?.modulators ?? [:] {
+            if let p = registry.id(named: name), case .success(let request) = saved.request() { modulators[p] = request }
+        }
+        _ = controller.setModulators(modulators)
         if store != nil { lastSaved = SavedState(controller) }
         return controller
     }

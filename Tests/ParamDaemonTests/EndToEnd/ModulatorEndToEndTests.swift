@@ -78,4 +78,53 @@ struct ModulatorEndToEndTests {
         #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == [.string("none")])
         #expect(try await paramd.stop() == .exited(0))
     }
+
+    @Test func theStateFileKeepsAModulatorWithItsDepth() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("paramd-modstate")
+        try home.writeConfig(Self.cutoff)
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-modstate", environment: home.environment)
+        let client = try OSCClient(port: paramd.port)
+        try client.send("/cutoff/mod", [.string("random"), .string("4n."), .string("seed"), .int32(-3), .string("polarity"), .string("up")])
+        try client.send("/cutoff/mod/depth", [.float32(0.4), .float32(0)])
+        let before = try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")
+        #expect(before?.arguments == [.string("random"), .string("4n."), .float32(0.4), .float32(0), .string("up")])
+        #expect(try await paramd.stop() == .exited(0))
+        let state = try String(contentsOfFile: home.stateFile, encoding: .utf8)
+        #expect(state.contains("\"modulators\""), "\(state)")
+
+        let again = try await ParamdProcess.start(server: server, name: "paramd-modstate", environment: home.environment)
+        let client2 = try OSCClient(port: again.port)
+        #expect(try await client2.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == before?.arguments)
+        #expect(try await again.stop() == .exited(0))
+    }
+
+    /// `random` and `sh` with one seed and a rate in Hz sound the same frames in two runs (from
+    /// the frame each starts on: the wave is counted from its start).
+    @Test(arguments: ["random", "sh"])
+    func aSeededRandomShapeRecordsTheSameInTwoRuns(_ shape: String) async throws {
+        let server = try JackServer.required()
+        func take(_ run: Int) async throws -> [Float]? {
+            let found = try await recordUntilCovered("cv_cutoff \(shape) run \(run)") {
+                let paramd = try await start(server, "paramd-seed", config: Self.cutoff)
+                let recorder = try await JackTool.record(server: server, name: "rec-seed", connect: ["paramd-seed:cv_cutoff"], seconds: 10)
+                try await recorder.record(seconds: 0.2)
+                try await oscsend(paramd.port, "/cutoff/mod", "sfsfsi", shape, "10", "depth", "0.4", "seed", "1234")
+                try await recorder.record(seconds: 0.8)
+                let recording = try await recorder.stop()
+                #expect(try await paramd.stop() == .exited(0))
+                return recording
+            } measure: { (timeline: FrameTimeline) -> Coverage<[Float]> in
+                guard let start = timeline.firstFrame(where: { $0 != 0.5 }) else { return .tooLittle("the wobble did not start") }
+                let samples = timeline.samples(in: start..<(start + 24000))
+                guard samples.count == 24000 else { return .tooLittle("\(samples.count) of 24000 frames recorded in one run") }
+                return .enough(samples.map(\.value))
+            }
+            return found?.0
+        }
+        guard let first = try await take(1), let second = try await take(2) else { return }
+        #expect(first == second)
+        // Half a second at 10 Hz: five held values for `sh`, a curve through them for `random`.
+        #expect(Set(first).count >= (shape == "sh" ? 5 : 1000), "it moves: \(Set(first).count) values")
+    }
 }
