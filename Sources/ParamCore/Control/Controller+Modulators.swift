@@ -37,6 +37,13 @@ extension Controller {
         }
     }
 
+    /// Control thread. The provisional target of a `/stop` until the audio side reports the
+    /// frozen value: what sounds, but for a modulated parameter its target (what its animated
+    /// value is at rest), the sounding value being the wave's.
+    func animatedValue(_ p: ParameterID, sounding: (ParameterID) -> Double) -> Double {
+        modulators[p.index] != nil ? target(p) : sounding(p)
+    }
+
     /// Control thread. Starts (or replaces) `p`'s modulator: a `/mod`, a config's `mod` table
     /// or the state file's.
     mutating func setModulator(_ request: ModulatorRequest, for p: ParameterID, start: StartTime = .immediately,

@@ -148,11 +148,11 @@ public struct Controller: Sendable {
             case .stop(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 // The audio side reports the exact frozen value; until then, the last sounded.
-                commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
+                commit(p, .stop(p), target: animatedValue(p, sounding: sounding), start: start, delay: 0, &result)
             case .stopAll:
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 for p in registry.ids {
-                    commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
+                    commit(p, .stop(p), target: animatedValue(p, sounding: sounding), start: start, delay: 0, &result)
                 }
             case .setDefault(let p):
                 defaults[Int(p.rawValue)] = try defaultAction(for: p, message.arguments)

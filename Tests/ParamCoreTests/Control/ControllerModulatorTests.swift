@@ -100,4 +100,13 @@ import Testing
         }
         #expect(p == Self.cutoff && spec.depth == Double(Float(0.3)) && spec.fade == .zero)
     }
+
+    @Test func aStopsProvisionalTargetIsTheAnimatedValueNotTheWave() {
+        var c = Controller(registry: Self.registry)
+        _ = send(&c, "/cutoff/mod", [.string("sine"), .float32(1), .string("depth"), .float32(0.5)])
+        let route = Self.table.route(for: "/cutoff/stop")!
+        let r = c.handle(OSCMessage("/cutoff/stop", []), route: route, sounding: { _ in 0.93 })  // the wave's top
+        #expect(r.error == nil)
+        #expect(c.target(Self.cutoff) == 0.5)
+    }
 }
