@@ -127,4 +127,56 @@ struct ModulatorEndToEndTests {
         // Half a second at 10 Hz: five held values for `sh`, a curve through them for `random`.
         #expect(Set(first).count >= (shape == "sh" ? 5 : 1000), "it moves: \(Set(first).count) values")
     }
+
+    /// `/cutoff ff 0.8 1` under a 2 Hz sine of depth 0.1: what sounds minus the wave (fitted
+    /// before the animation) is the ordinary `default` curve from 0.5 to 0.8 over 48,000
+    /// frames, within 1e-6 at every frame recorded.
+    @Test func theAnimationBeneathAModulatorIsTheOrdinaryCurve() async throws {
+        let server = try JackServer.required()
+        let omega = 2 * Double.pi * 2 / 48000, n = 48000
+        func curve(_ k: Int64) -> Double { 0.5 + 0.3 * (k <= 0 ? 0 : k >= n ? 1 : referenceBezier(0.25, 0.1, 0.25, 1, Double(k) / Double(n))) }
+        let found = try await recordUntilCovered("cv_cutoff animated beneath a sine") {
+            let paramd = try await start(server, "paramd-beneath", config: Self.cutoff)
+            let recorder = try await JackTool.record(server: server, name: "rec-beneath", connect: ["paramd-beneath:cv_cutoff"], seconds: 10)
+            try await recorder.record(seconds: 0.2)
+            try await oscsend(paramd.port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.1")
+            try await recorder.record(seconds: 0.6)
+            try await oscsend(paramd.port, "/cutoff", "ff", "0.8", "1")
+            try await recorder.record(seconds: 1.4)
+            let recording = try await recorder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        } measure: { (timeline: FrameTimeline) -> Coverage<(start: Int64, worst: Double, compared: Int)> in
+            guard let modStart = timeline.firstFrame(where: { $0 != 0.5 }) else { return .tooLittle("the wobble did not start") }
+            let before = timeline.samples(in: (modStart + 1)..<(modStart + 24000))
+            guard before.count > 20000 else { return .tooLittle("\(before.count) frames before the animation") }
+            var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
+            for (frame, value) in before {
+                let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - 0.5
+                ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
+            }
+            let det = ss * cc - sc * sc
+            let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
+            func beneath(_ frame: Int64, _ value: Float) -> Double { Double(value) - a * sin(omega * Double(frame)) - b * cos(omega * Double(frame)) }
+            let all = timeline.samples(in: (modStart + 1)..<Int64.max)
+            guard let moved = all.first(where: { abs(beneath($0.frame, $0.value) - 0.5) > 2e-6 })?.frame else {
+                return .tooLittle("the animation did not start")
+            }
+            func worst(from s: Int64) -> (Double, Int) {
+                var worst = 0.0, compared = 0
+                for (frame, value) in all where frame >= s - 1000 && frame < s + Int64(n) + 2000 {
+                    worst = max(worst, abs(beneath(frame, value) - curve(frame - s)))
+                    compared += 1
+                }
+                return (worst, compared)
+            }
+            let s = ((moved - 8)...(moved + 1)).min { worst(from: $0).0 < worst(from: $1).0 }!
+            let (w, compared) = worst(from: s)
+            guard compared > n else { return .tooLittle("\(compared) frames of the glide recorded") }
+            return .enough((s, w, compared))
+        }
+        guard let ((s, worst, compared), timeline) = found else { return }
+        TestLog.write("cv_cutoff − the fitted sine against default from 0.5 to 0.8 from JACK frame \(s): worst \(worst) over \(compared) frames; \(timeline.description)")
+        #expect(worst <= 1e-6)
+    }
 }
