@@ -179,4 +179,90 @@ struct ModulatorEndToEndTests {
         TestLog.write("cv_cutoff − the fitted sine against default from 0.5 to 0.8 from JACK frame \(s): worst \(worst) over \(compared) frames; \(timeline.description)")
         #expect(worst <= 1e-6)
     }
+
+    /// A recording of cv_cutoff: a 2 Hz sine of depth 0.25 starts, runs 0.5 s, then `then` is sent.
+    func recordSine(_ name: String, then address: String, _ types: String, _ values: String...) async throws -> (FrameTimeline, Double, Double)? {
+        let server = try JackServer.required()
+        let omega = 2 * Double.pi * 2 / 48000
+        let found = try await recordUntilCovered("cv_cutoff: sine, then \(address)") {
+            let paramd = try await start(server, name, config: Self.cutoff)
+            let recorder = try await JackTool.record(server: server, name: "rec-\(name)", connect: ["\(name):cv_cutoff"], seconds: 10)
+            try await recorder.record(seconds: 0.2)
+            try await oscsend(paramd.port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.25")
+            try await recorder.record(seconds: 0.5)
+            try await oscsendArray(paramd.port, address, types, values)
+            try await recorder.record(seconds: 1.2)
+            let recording = try await recorder.stop()
+            #expect(try await paramd.stop() == .exited(0))
+            return recording
+        } measure: { (timeline: FrameTimeline) -> Coverage<(Double, Double)> in
+            guard let modStart = timeline.firstFrame(where: { $0 != 0.5 && $0 != 0 }) else { return .tooLittle("the wobble did not start") }
+            let before = timeline.samples(in: (modStart + 1)..<(modStart + 19200))
+            guard before.count > 18000, timeline.samples(in: modStart..<(modStart + 48000 * 3 / 2)).count > 70000 else {
+                return .tooLittle("too few frames recorded")
+            }
+            var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
+            for (frame, value) in before {
+                let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - 0.5
+                ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
+            }
+            let det = ss * cc - sc * sc
+            return .enough(((ys * cc - yc * sc) / det, (yc * ss - ys * sc) / det))
+        }
+        guard let ((a, b), timeline) = found else { return nil }
+        return (timeline, a, b)
+    }
+
+    /// `/cutoff/mod/stop f 0.25`: the wobble fades to the animated value (0.5) and stays there,
+    /// no step larger than the most the wave moves in a frame (0.25 · 2π · 2 / 48000).
+    @Test func aStopWithAFadeEndsOnTheAnimatedValueWithoutAStep() async throws {
+        guard let (timeline, _, _) = try await recordSine("paramd-modstop", then: "/cutoff/mod/stop", "f", "0.25") else { return }
+        // From the wobble's start (the port carries 0 before paramd's first period).
+        guard let modStart = timeline.firstFrame(where: { $0 != 0.5 && $0 != 0 }) else { return }
+        let samples = timeline.samples(in: modStart..<Int64.max)
+        var largest = 0.0
+        for i in 1..<samples.count where samples[i].frame == samples[i - 1].frame + 1 {
+            largest = max(largest, abs(Double(samples[i].value) - Double(samples[i - 1].value)))
+        }
+        let bound = 0.25 * 2 * Double.pi * 2 / 48000
+        TestLog.write("cv_cutoff through /cutoff/mod/stop f 0.25: largest step \(largest) (a frame's most at full depth: \(bound)); \(timeline.description)")
+        // The port's float32 rounds each value by up to half an ulp (6e-8 in 0.5…1).
+        #expect(largest <= bound + 1.2e-7)
+        let tail = samples.suffix(24000).map(\.value)
+        #expect(tail.allSatisfy { $0 == 0.5 }, "ends on the animated value: \(Set(tail).sorted().prefix(5)) of \(Set(tail).count)")
+    }
+
+    /// `/cutoff/mod/depth ff 0 0.5`: sounding − 0.5 is the wave times (1 − default's progress),
+    /// within 1e-6 at every frame, and 0.5 exactly after it.
+    @Test func aDepthFadeToZeroFollowsDefault() async throws {
+        guard let (timeline, a, b) = try await recordSine("paramd-moddepth", then: "/cutoff/mod/depth", "ff", "0", "0.5") else { return }
+        let omega = 2 * Double.pi * 2 / 48000, n = 24000
+        func wave(_ f: Int64) -> Double { a * sin(omega * Double(f)) + b * cos(omega * Double(f)) }
+        guard let modStart = timeline.firstFrame(where: { $0 != 0.5 && $0 != 0 }) else { return }
+        let all = timeline.samples(in: modStart..<Int64.max)
+        guard let moved = all.first(where: { $0.frame > modStart + 19200 && abs(Double($0.value) - 0.5 - wave($0.frame)) > 2e-6 })?.frame else {
+            Issue.record("the depth's fade did not start")
+            return
+        }
+        func worst(from s: Int64) -> Double {
+            var worst = 0.0
+            for (frame, value) in all where frame >= s - 2000 && frame < s + Int64(n) + 4000 {
+                let k = frame - s
+                let kept = k <= 0 ? 1 : k >= n ? 0 : 1 - referenceBezier(0.25, 0.1, 0.25, 1, Double(k) / Double(n))
+                worst = max(worst, abs(Double(value) - 0.5 - kept * wave(frame)))
+            }
+            return worst
+        }
+        let s = ((moved - 8)...(moved + 1)).min { worst(from: $0) < worst(from: $1) }!
+        TestLog.write("cv_cutoff through /cutoff/mod/depth ff 0 0.5 from JACK frame \(s): worst \(worst(from: s)); \(timeline.description)")
+        #expect(worst(from: s) <= 1e-6)
+        #expect(all.filter { $0.frame >= s + Int64(n) }.allSatisfy { $0.value == 0.5 })
+    }
+}
+
+/// `oscsend` with its values as an array.
+private func oscsendArray(_ port: UInt16, _ address: String, _ types: String, _ values: [String]) async throws {
+    let sender = try ChildProcess("/usr/bin/oscsend", ["localhost", "\(port)", address, types] + values, label: "oscsend")
+    let status = try await sender.waitForExit(timeout: .seconds(10))
+    #expect(status == .exited(0), "oscsend \(address) \(types) \(values): \(sender.outputSummary())")
 }
