@@ -20,6 +20,8 @@ extension Daemon {
         for p in before.keys.sorted(by: { $0.index < $1.index }) where new.modulatorsByID[p] == nil {
             if let stop = controller.removeModulator(p) { commands.append(stop) }
         }
+        let names = new.modulatorsByID.keys.map { new.registry[$0].name }.sorted()
+        log.notice("modulators from the config file: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
         guard jack.isConnected, !commands.isEmpty else { return }
         if !commands.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
             log.error("SIGHUP: the command queue is full; modulators from the config file not applied")

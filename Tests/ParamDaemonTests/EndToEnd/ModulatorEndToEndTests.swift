@@ -180,6 +180,31 @@ struct ModulatorEndToEndTests {
         #expect(worst <= 1e-6)
     }
 
+    /// SIGHUP: a `mod` table added to a parameter's table starts its modulator, a removed one ends it.
+    @Test func sighupStartsAndEndsConfigModulators() async throws {
+        let server = try JackServer.required()
+        let home = TestHome("paramd-modhup")
+        try home.writeConfig(Self.cutoff)
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-modhup", environment: home.environment)
+        let client = try OSCClient(port: paramd.port)
+        #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == [.string("none")])
+        try home.writeConfig(Self.cutoff + "\nmod = { shape = \"triangle\", rate = 3, depth = 0.3, polarity = \"down\" }\n")
+        paramd.process.signal(SIGHUP)
+        try await paramd.process.waitForLine(containing: "modulators from the config file: cutoff", on: .stderr, timeout: .seconds(5))
+        #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments
+                == [.string("triangle"), .float32(3), .float32(0.3), .float32(0), .string("down")])
+        // The wobble sounds (down: below 0.5) while the target stays.
+        let wobbling = try await client.waitForValue("cutoff") { value, _ in value < 0.49 }
+        #expect(wobbling.map { $0.value < 0.49 && $0.target == 0.5 } == true, "\(String(describing: wobbling))")
+        try home.writeConfig(Self.cutoff)
+        paramd.process.signal(SIGHUP)
+        try await paramd.process.waitForLine(containing: "modulators from the config file: none", on: .stderr, timeout: .seconds(5))
+        #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == [.string("none")])
+        let resting = try await client.waitForValue("cutoff") { value, _ in value == 0.5 }
+        #expect(resting.map { $0.value == 0.5 } == true, "\(String(describing: resting))")
+        #expect(try await paramd.stop() == .exited(0))
+    }
+
     /// A recording of cv_cutoff: a 2 Hz sine of depth 0.25 starts, runs 0.5 s, then `then` is sent.
     func recordSine(_ name: String, then address: String, _ types: String, _ values: String...) async throws -> (FrameTimeline, Double, Double)? {
         let server = try JackServer.required()
