@@ -34,4 +34,14 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(rig.sink)
         }
     }
+    for (name, animating) in RendererModulatorRig.scenarios {
+        let rig = RendererModulatorRig(animating: animating)
+        Benchmark(name) { benchmark in
+            benchmark.startMeasurement()
+            let nanoseconds = rig.render(periods: periodsPerIteration)
+            benchmark.stopMeasurement()
+            let parameterFrames = Int64(RendererModulatorRig.framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
+            benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
+        }
+    }
 }

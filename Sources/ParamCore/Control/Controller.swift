@@ -39,6 +39,9 @@ public struct Controller: Sendable {
     public internal(set) var scenes = SceneBook()
     /// Per parameter, the two values a bound morph moves it between (nil: not bound).
     public internal(set) var morphBindings: [MorphPair?] = Array(repeating: nil, count: ParameterRegistry.capacity)
+    /// Per parameter, its modulator as asked for and its depth's target (Controller+Modulators.swift).
+    public internal(set) var modulators: [ModulatorRequest?] = Array(repeating: nil, count: ParameterRegistry.capacity)
+    public internal(set) var modulatorDepths: [Double] = Array(repeating: 0, count: ParameterRegistry.capacity)
     /// The group id of the next scene recall (never 0, which means "no group").
     var nextGroup: UInt32 = 1
     /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.
@@ -81,10 +84,14 @@ public struct Controller: Sendable {
                 targets[p.index] = spec.clamp(initial(p))
                 serials[p.index] = 0
                 morphBindings[p.index] = nil
+                modulators[p.index] = nil
             }
             self.defaults[p.index] = defaults(p)
         }
-        for k in morphBindings.indices where new.spec(ParameterID(index: k)) == nil { morphBindings[k] = nil }
+        for k in morphBindings.indices where new.spec(ParameterID(index: k)) == nil {
+            morphBindings[k] = nil
+            modulators[k] = nil
+        }
         registry = new
     }
 
@@ -149,11 +156,11 @@ public struct Controller: Sendable {
             case .stop(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 // The audio side reports the exact frozen value; until then, the last sounded.
-                commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
+                commit(p, .stop(p), target: animatedValue(p, sounding: sounding), start: start, delay: 0, &result)
             case .stopAll:
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 for p in registry.ids {
-                    commit(p, .stop(p), target: sounding(p), start: start, delay: 0, &result)
+                    commit(p, .stop(p), target: animatedValue(p, sounding: sounding), start: start, delay: 0, &result)
                 }
             case .setDefault(let p):
                 defaults[Int(p.rawValue)] = try defaultAction(for: p, message.arguments)
@@ -171,6 +178,8 @@ public struct Controller: Sendable {
                 try handleTempo(message.arguments, result: &result)
             case .sceneSave, .sceneRecall, .sceneMorph, .sceneRelease, .sceneDelete, .sceneList, .sceneGet:
                 try handleScene(message, route.action, start: start, sounding: sounding, result: &result)
+            case .modulate, .modulateDepth, .stopModulator, .getModulator:
+                try handleModulator(message, route.action, start: start, result: &result)
             case .get(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 result.replies.append(OSCMessage("/\(registry.name(p))", [.float32(Float(sounding(p)))]))

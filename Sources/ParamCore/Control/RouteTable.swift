@@ -42,6 +42,11 @@ public enum RouteAction: Sendable, Equatable {
     /// `/tempo bpm [duration [curve]]`, `/tempo/get` (SPEC §14, docs/MUSICAL-TIME.md).
     case tempo
     case tempoGet
+    /// `/<param>/mod`, `/<param>/mod/depth`, `/<param>/mod/stop`, `/<param>/mod/get` (SPEC §15).
+    case modulate(ParameterID)
+    case modulateDepth(ParameterID)
+    case stopModulator(ParameterID)
+    case getModulator(ParameterID)
 }
 
 /// One OSC address of paramd's address space.
@@ -93,6 +98,7 @@ public struct RouteTable: Sendable {
                 address: "/\(name)/keyframes", action: .keyframes(p),
                 arguments: "duration v0 v1 … vk [times t0 … tk] [curves c0 … ck-1] [calc linear|discrete|cubic|paced] [repeat n] [autoreverse b] [delay s] [id n]",
                 summary: "animate \(name) through up to 32 values"))
+            routes += modulatorRoutes(p, name)
         }
         routes += [
             Route(address: "/note", action: .note,
@@ -129,6 +135,21 @@ public struct RouteTable: Sendable {
             Route(address: "/tempo", action: .tempo, arguments: "bpm [duration [curve]]",
                   summary: "set the timeline's tempo, 20…999 BPM, at once or gliding linearly over the duration"),
             Route(address: "/tempo/get", action: .tempoGet, arguments: "", summary: "reply /tempo f bpm: the tempo now"),
+        ]
+    }
+
+    private static func modulatorRoutes(_ p: ParameterID, _ name: String) -> [Route] {
+        [
+            Route(address: "/\(name)/mod", action: .modulate(p),
+                  arguments: "shape rate [depth d] [phase p] [polarity bi|up|down] [fade s] [seed n]",
+                  summary: "modulate \(name) with an LFO or random motion over its animated value (sine, triangle, saw, square, random, sh)"),
+            Route(address: "/\(name)/mod/depth", action: .modulateDepth(p),
+                  arguments: "depth [duration [curve]] [option value]…",
+                  summary: "animate the depth of \(name)'s modulator (0…1)"),
+            Route(address: "/\(name)/mod/stop", action: .stopModulator(p), arguments: "[fade]",
+                  summary: "fade \(name)'s modulator out and end it"),
+            Route(address: "/\(name)/mod/get", action: .getModulator(p), arguments: "",
+                  summary: "reply /\(name)/mod s shape f|s rate f depth f phase s polarity, or /\(name)/mod s none"),
         ]
     }
 

@@ -130,12 +130,18 @@ public enum Command: Sendable, BitwiseCopyable {
     /// The parameter stays where it sounds; its target becomes that value, reported back with
     /// a `TargetUpdate` as a `stop` does.
     case unbind(ParameterID)
+    /// Starts the parameter's modulator (SPEC §15), or replaces it continuing from its phase.
+    case modulate(ParameterID, ModulatorSpec)
+    /// Animates the modulator's depth (its target 0…1); nothing without a running modulator.
+    case modulateDepth(ParameterID, AnimationSpec)
+    /// The modulator's depth falls to 0 over the fade, then it ends.
+    case stopModulator(ParameterID, fadeSeconds: Double)
 
     /// Realtime-safe.
     @inlinable public var parameter: ParameterID {
         switch self {
         case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p),
-             .bind(let p, _), .unbind(let p): p
+             .bind(let p, _), .unbind(let p), .modulate(let p, _), .modulateDepth(let p, _), .stopModulator(let p, _): p
         }
     }
 }

@@ -16,6 +16,9 @@ struct QueuedCommand: BitwiseCopyable {
         case undeclare(ParameterID)
         case bind(ParameterID, MorphBinding)
         case unbind(ParameterID)
+        case modulate(ParameterID, ModulatorSpec)
+        case modulateDepth(ParameterID, AnimationSpec)
+        case stopModulator(ParameterID, fadeSeconds: Double)
     }
     @usableFromInline var payload: Payload
     @usableFromInline var start: StartTime
@@ -26,7 +29,7 @@ struct QueuedCommand: BitwiseCopyable {
     @usableFromInline var parameter: ParameterID {
         switch payload {
         case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p),
-             .bind(let p, _), .unbind(let p): p
+             .bind(let p, _), .unbind(let p), .modulate(let p, _), .modulateDepth(let p, _), .stopModulator(let p, _): p
         }
     }
 }
@@ -107,6 +110,12 @@ public struct CommandQueue: @unchecked Sendable {
                     payload = .bind(p, binding)
                 case .unbind(let p):
                     payload = .unbind(p)
+                case .modulate(let p, let spec):
+                    payload = .modulate(p, spec)
+                case .modulateDepth(let p, let spec):
+                    payload = .modulateDepth(p, spec)
+                case .stopModulator(let p, let seconds):
+                    payload = .stopModulator(p, fadeSeconds: seconds)
                 }
                 queued.initializeElement(at: i, to: QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial,
                                                                         placement: c.placement))

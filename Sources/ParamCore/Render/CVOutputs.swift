@@ -12,7 +12,7 @@ extension Renderer {
         let r = reporter
         let m = ParameterID.morph.index
         if let port = cv.flatMap({ outputs[m].scale != 0 ? $0[m] : nil }) {
-            if morphMoves {
+            if morphMoves {  // rendered, and modulated, into its chunk
                 outputs[m].write(port + offset, from: chunkScratch.morph, count: count)
             } else {
                 outputs[m].fill(port + offset, value: params[m].value, count: count)
@@ -22,17 +22,23 @@ extension Renderer {
         while i < declaredCount {
             let k = declared[i].index
             let port = cv.flatMap { outputs[k].scale != 0 ? $0[k] : nil }
+            // A modulated one is written into the chunk at rest too, then modulated there.
+            let modulated = !modulatedSlots.isEmpty && modulatedSlots.contains(k)
             if params[k].layerCount == 0 {
                 if bindingsMove && boundSlots.contains(k) {
                     renderBound(k, into: shared, first: first, count: count, morphValues: chunkScratch.morph)
-                    if let port { outputs[k].write(port + offset, from: shared, count: count) }
-                } else if let port {
-                    outputs[k].fill(port + offset, value: params[k].value, count: count)
+                } else if modulated {
+                    shared.update(repeating: params[k].value, count: count)
+                } else {
+                    if let port { outputs[k].fill(port + offset, value: params[k].value, count: count) }
+                    i &+= 1
+                    continue
                 }
             } else {
                 _ = params[k].render(into: shared, first: first, count: count, reporter: r, shared: sharedCurves)
-                if let port { outputs[k].write(port + offset, from: shared, count: count) }
             }
+            if modulated { modulateChunk(k, shared, first: first, count: count) }
+            if let port { outputs[k].write(port + offset, from: shared, count: count) }
             i &+= 1
         }
         guard let cv else { return }

@@ -20,7 +20,7 @@ extension Renderer {
             switch entry.timed.payload {
             case .animate, .keyframes:
                 ended.append(.done(p, finished: false, value: value, tag: self.tag(of: entry.timed), group: Self.group(of: entry.timed)))
-            case .stop, .declare, .undeclare, .bind, .unbind: break
+            case .stop, .declare, .undeclare, .bind, .unbind, .modulate, .modulateDepth, .stopModulator: break
             }
         }
         return ended

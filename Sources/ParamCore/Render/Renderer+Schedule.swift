@@ -232,7 +232,7 @@ extension Renderer {
         // starts from what it sounds.
         if boundCount > 0 {
             switch entry.timed.payload {
-            case .bind: break
+            case .bind, .modulate, .modulateDepth, .stopModulator: break  // a layer over the binding
             case .unbind(let p): unbind(p, report: true, serial: serial)
             default: unbind(entry.timed.parameter, report: false, serial: serial)
             }
@@ -264,6 +264,12 @@ extension Renderer {
             bind(p, binding, atFrame: frame, serial: serial)
         case .unbind:
             break  // unbound above, if it was bound
+        case .modulate(let p, let spec):
+            modulate(p, spec, atFrame: frame)
+        case .modulateDepth(let p, let spec):
+            modulateDepth(p, spec, atFrame: frame)
+        case .stopModulator(let p, let seconds):
+            stopModulator(p, fadeSeconds: seconds, atFrame: frame)
         }
     }
 
@@ -290,7 +296,7 @@ extension Renderer {
                 reporter.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: cancelled),
                               group: Self.group(of: cancelled))
                 if case .keyframes(_, let slot) = cancelled.payload { commands.release(slot) }
-            case .stop, .declare, .undeclare, .bind, .unbind: break
+            case .stop, .declare, .undeclare, .bind, .unbind, .modulate, .modulateDepth, .stopModulator: break
             }
         }
     }
@@ -301,7 +307,7 @@ extension Renderer {
         switch command.payload {
         case .animate(_, let s): s.tag
         case .keyframes(_, let slot): commands.keyframes(slot).pointee.tag
-        case .stop, .declare, .undeclare, .bind, .unbind: nil
+        case .stop, .declare, .undeclare, .bind, .unbind, .modulate, .modulateDepth, .stopModulator: nil
         }
     }
 

@@ -27,6 +27,7 @@ extension Renderer {
                                                             motion: motions + p.index, firstLayer: firstLayers + p.index))
         params[p.index].restore(serial: serial)  // the control side keeps it too (local targets match on it)
         setOutput(p.index, setup.output)
+        modulators.layers[p.index] = ModulationLayer(domain: setup.output.domain, minimum: setup.minimum, maximum: setup.maximum)
         snapshot.publish(at: p.index, value: params[p.index].value, target: params[p.index].target)
     }
 
@@ -38,6 +39,7 @@ extension Renderer {
             if declared[i] == p {
                 _ = params[p.index].interruptAll(atFrame: frame, reporter: reporter)
                 setOutput(p.index, ParameterOutput())
+                modulatedSlots.remove(p.index)
                 declaredCount &-= 1
                 declaredSlots.remove(p.index)
                 var k = i

@@ -98,6 +98,11 @@ public struct Renderer: @unchecked Sendable {
     @usableFromInline var boundCount = 0
     /// From this frame on, no binding glides (the frame after the last glide's end).
     @usableFromInline var glidesUntil: UInt64 = 0
+    /// Per slot, its modulator and layer rule (Renderer+Modulators.swift); `modulators[k]` is
+    /// meaningful for the slots in `modulatedSlots` only, `soundingValues[k]` holds what
+    /// such a slot sounded at the last frame rendered.
+    @usableFromInline let modulators: ModulatorSlots
+    @usableFromInline var modulatedSlots = SlotSet()
     /// Parameters whose target a local animation set this period: their targets go to the
     /// control side at the period's end, one update each however many there were.
     @usableFromInline var localTargets = SlotSet()
@@ -164,6 +169,7 @@ public struct Renderer: @unchecked Sendable {
         schedule = Resident.allocate(ScheduledCommand.self, capacity: Self.scheduleCapacity)
         sharedCurves = SharedCurves.allocate()
         bindings = Resident.allocate(BoundParameter.self, capacity: capacity)
+        modulators = ModulatorSlots(capacity: capacity)
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
@@ -171,6 +177,7 @@ public struct Renderer: @unchecked Sendable {
             (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index,
                                                                 firstLayer: firstLayers + p.index))
             setOutput(p.index, ParameterOutput(spec))
+            modulators.layers[p.index] = ModulationLayer(domain: spec.domain, minimum: spec.minimum, maximum: spec.maximum)
             if !p.isBuiltIn {
                 declared[declaredCount] = p
                 declaredCount += 1
@@ -193,6 +200,7 @@ public struct Renderer: @unchecked Sendable {
         schedule.deallocate()
         sharedCurves.deallocate()
         UnsafeMutableRawPointer(bindings).deallocate()  // allocated raw
+        modulators.deallocate()
         HotMemory.deallocate(params)
         motions.deallocate()
         UnsafeMutableRawPointer(firstLayers).deallocate()  // allocated raw, page-aligned
@@ -310,6 +318,7 @@ public struct Renderer: @unchecked Sendable {
     func anyMoving() -> Bool {
         if signalPath.anyMoving || params[ParameterID.morph.index].layerCount != 0 { return true }
         if boundCount > 0 && glidesUntil > framePosition { return true }
+        if !modulatedSlots.isEmpty { return true }
         var i = 0
         while i < declaredCount {
             if params[declared[i].index].layerCount != 0 { return true }
@@ -334,11 +343,13 @@ public struct Renderer: @unchecked Sendable {
             // KB, too much to copy five times a period on the audio thread.
             let bound = boundCount > 0 && boundSlots.contains(i)
             if bound { params[i].target = boundTarget(i) }  // morph's target may have moved
-            let value = params[i].value
+            let modulated = !modulatedSlots.isEmpty && modulatedSlots.contains(i)
+            let value = modulated ? modulators.soundingValues[i] : params[i].value
             snapshot.publish(at: i, value: value, target: params[i].target)
+            if modulated && modulators.entries[i].hasEnded { modulatedSlots.remove(i) }
             let layers = params[i].layerCount
             animating &+= UInt64(layers)
-            if reportValues && params[i].movedThisPeriod && (layers > 0 || bound) {
+            if reportValues && (modulated || params[i].movedThisPeriod && (layers > 0 || bound)) {
                 // A value for the publisher to throttle; an animation that ended this period
                 // already reported its exact final value with its `done`.
                 if events.push(.value(params[i].id, value)) {

@@ -108,8 +108,14 @@ extension Renderer {
         if renderFusedIfLinear(first: first, count: count, in1: in1, in2: in2, out1: out1, out2: out2, cv: cv) { return }
         // `morph` first: bound parameters are computed from its values of this chunk.
         let m = ParameterID.morph.index
-        let morphMoves = params[m].layerCount > 0
-        if morphMoves { _ = params[m].render(into: chunk.morph, first: first, count: count, reporter: r, shared: sharedCurves) }
+        let morphModulated = !modulatedSlots.isEmpty && modulatedSlots.contains(m)
+        let morphMoves = params[m].layerCount > 0 || morphModulated
+        if params[m].layerCount > 0 {
+            _ = params[m].render(into: chunk.morph, first: first, count: count, reporter: r, shared: sharedCurves)
+        } else if morphModulated {
+            chunk.morph.update(repeating: params[m].value, count: count)
+        }
+        if morphModulated { modulateChunk(m, chunk.morph, first: first, count: count) }
         let bindingsMove = bindingsMove(from: first, morphMoves: morphMoves)
         if bindingsMove && !morphMoves { chunk.morph.update(repeating: params[m].value, count: count) }
         var rendered = RenderedParameters()
@@ -146,6 +152,13 @@ extension Renderer {
             toneMoves = toneMoves || boundSlots.contains(ParameterID.tone.index)
             frequencyMoves = frequencyMoves || boundSlots.contains(ParameterID.frequency.index)
             panMoves = panMoves || boundSlots.contains(ParameterID.pan.index)
+        }
+        if !modulatedSlots.isEmpty {
+            let modulated = modulateSignalPath(first: first, count: count, rendered: rendered)
+            rendered.insert(modulated)
+            toneMoves = toneMoves || modulated.contains(.tone)
+            frequencyMoves = frequencyMoves || modulated.contains(.frequency)
+            panMoves = panMoves || modulated.contains(.pan)
         }
         if declaredCount > 0 || cv != nil {
             renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset, rendered: rendered,
@@ -287,7 +300,7 @@ extension Renderer {
                                       cv: UnsafePointer<UnsafeMutablePointer<Float>?>?) -> Bool {
         let signal = signalPath
         guard fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2, signal.anyMoving,
-              params[ParameterID.morph.index].layerCount == 0, boundCount == 0,
+              params[ParameterID.morph.index].layerCount == 0, boundCount == 0, modulatedSlots.isEmpty,
               signal.tone.layerCount != 0 || signal.tone.value != 0,
               let volume = signal.volume.linearSpan(first: first, count: count),
               let tone = signal.tone.linearSpan(first: first, count: count),

@@ -85,11 +85,13 @@ extension Daemon {
         applied.scenes = new.scenes
         applied.tokenFile = new.tokenFile
         applied.readTokenFile = new.readTokenFile
+        applied.modulators = new.modulators
         settings = applied
         if new.scenes != old.scenes {
             controller.configureScenes(new.scenes)
             log.notice("scenes from the config file: \(new.scenes.isEmpty ? "none" : new.scenes.map(\.name).joined(separator: ", "))")
         }
+        if new.modulators != old.modulators { modulatorsReloaded(from: old, to: new) }
         midiConfigReloaded(from: old.midi)
         midiConnectionsReloaded(from: old)
         reloadAccess(new)

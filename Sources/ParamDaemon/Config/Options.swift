@@ -62,6 +62,11 @@ struct Options: ParsableCommand {
             addresses' subnets). paramd --show-url prints the page's URL with the token
             and a QR code for a phone; --open turns access control off on purpose.
 
+            A modulator moves a parameter by itself over its animated value
+            (docs/MODULATORS.md): /pan/mod sfsf sine 0.5 depth 0.5 (shapes sine,
+            triangle, saw, square, random, sh; a rate in Hz or 4n, 1m), then
+            /pan/mod/depth ff 0 2 or /pan/mod/stop f 1.
+
             Settings come from $XDG_CONFIG_HOME/paramd/config.toml (or --config);
             flags win over it; SIGHUP reloads it. Targets and default actions are
             kept in $XDG_STATE_HOME/paramd/state.json (or --state-file; --no-state:

@@ -17,12 +17,14 @@ struct ParameterConfig: Equatable, Sendable {
     var cv: Bool?
     var cvScale: CVScale?
     var sends: [SendSpec] = []
+    /// `mod = { shape = "sine", rate = "1m", depth = 0.2 }` (SPEC §15).
+    var modulator: ModulatorRequest?
     /// The line of the table's header, for errors found when the table is checked as a whole.
     var line: Int?
 
     /// What a built-in's table takes, and what a declared parameter's does.
-    static let builtInKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send"]
-    static let keys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send"]
+    static let builtInKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send", "mod"]
+    static let keys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send", "mod"]
 }
 
 extension TOMLReader {
@@ -81,6 +83,8 @@ extension TOMLReader {
                 } else {
                     throw error(k, "must be a table { url = …, args = […], rate = … } or an array of them (got \(typeName(value)))")
                 }
+            case "mod":
+                config.modulator = try modulator(k, value)
             default:
                 let keys = builtIn ? ParameterConfig.builtInKeys : ParameterConfig.keys
                 throw error(k, "unknown key; a parameter's table takes \(keys.joined(separator: ", "))")
@@ -93,6 +97,23 @@ extension TOMLReader {
         let v = try number(key, value)
         guard v.isFinite else { throw error(key, "must be a finite number (got \(v))") }
         return v
+    }
+
+    /// `mod = { shape = "sine", rate = "1m", depth = 0.2 }`: the keys and checks of `/mod`.
+    func modulator(_ key: [String], _ value: TOMLValueConvertible) throws(ConfigError) -> ModulatorRequest {
+        guard let table = value.table else {
+            throw error(key, "must be a table { shape = \"sine\", rate = \"1m\", depth = 0.2 } (got \(typeName(value)))")
+        }
+        var entries: [String: ModulatorTableValue] = [:]
+        for k in table.keys {
+            guard let v = table[k] else { continue }
+            if let n = v.int { entries[k] = .integer(Int64(n)) } else if let d = v.double { entries[k] = .number(d) } else if let s = v.string {
+                entries[k] = .text(s)
+            } else {
+                throw error(key, "'\(k)' must be a number or a string (got \(typeName(v)))")
+            }
+        }
+        do { return try ModulatorRequest.parse(table: entries) } catch let e { throw error(key, e.reason) }
     }
 
     /// `{ url = "osc.udp://127.0.0.1:57110/n_set", args = [1000, "cutoff", "$value"], rate = 200 }`.

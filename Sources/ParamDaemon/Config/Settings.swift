@@ -58,6 +58,8 @@ struct Settings: Equatable, Sendable {
     var midi: [MIDIMappingConfig] = []
     /// `[scenes.<name>]` from the config file (SPEC §13).
     var scenes: [Scene] = []
+    /// Parameters' `mod` tables from the config file, by name (SPEC §15).
+    var modulators: [String: ModulatorRequest] = [:]
     /// `[[midi]] program = N, scene = "name"` tables (SPEC §13).
     var midiPrograms: [MIDIProgramConfig] = []
 
@@ -87,6 +89,7 @@ struct Settings: Equatable, Sendable {
         registry = file.registry
         midi = file.midi
         scenes = file.scenes
+        modulators = file.parameters.compactMapValues(\.modulator)
         midiPrograms = file.midiPrograms
     }
 

@@ -47,6 +47,11 @@ extension Daemon {
             log.error("the command queue is full; \(rebinds.count) member(s) rest where morph left them instead of following it")
             controller.forgetBindings(rebinds.map(\.command.parameter))
         }
+        // The modulators run on in the new renderer, at the depth they had.
+        let modulators = controller.modulatorCommands()
+        if !modulators.isEmpty && !modulators.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
+            log.error("the command queue is full; modulators not restarted")
+        }
         systemd.audioPeriods = 0
         systemd.audioProgressAt = now
         jackRetry.waitingLogged = false

@@ -49,6 +49,13 @@ struct StateSaving {
             defaults: { restored?.defaultAction(registry[$0].name) ?? settings.defaultAction($0) })
         controller.configureScenes(settings.scenes)
         controller.restoreScenes((restored?.scenes ?? []).map(\.scene))
+        // The first JACK connection starts them (`Controller.modulatorCommands`).
+        // Saved modulators win over the config file's, as saved targets do.
+        var modulators = settings.modulatorsByID
+        for (name, saved) in restored?.modulators ?? [:] {
+            if let p = registry.id(named: name), case .success(let request) = saved.request() { modulators[p] = request }
+        }
+        _ = controller.setModulators(modulators)
         if store != nil { lastSaved = SavedState(controller) }
         return controller
     }

@@ -26,6 +26,8 @@ struct SavedState: Codable, Equatable, Sendable {
     var midi: [SavedMIDIMapping]?
     /// Scenes saved over OSC (SPEC §13); absent when there are none.
     var scenes: [SavedScene]?
+    /// Modulators by parameter name (SPEC §15); absent when none runs.
+    var modulators: [String: SavedModulator]?
 
     /// Every parameter of the controller's registry, built-in and declared, by name, and the
     /// learned MIDI mappings.
@@ -40,6 +42,13 @@ struct SavedState: Codable, Equatable, Sendable {
                                                                 curve: action.curve.description)
         }
         self.parameters = parameters
+        var modulators: [String: SavedModulator] = [:]
+        for p in controller.registry.ids {
+            if let request = controller.modulators[p.index] {
+                modulators[controller.registry[p].name] = SavedModulator(request, depth: controller.modulatorDepths[p.index])
+            }
+        }
+        self.modulators = modulators.isEmpty ? nil : modulators
     }
 
     /// The saved target of the parameter called `name`, if the file had one.
@@ -70,6 +79,9 @@ struct SavedState: Codable, Equatable, Sendable {
         }
         for scene in scenes ?? [] {
             if let problem = scene.problem { return problem }
+        }
+        for (name, saved) in (modulators ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if case .failure(let error) = saved.request() { return "\(name): \(error.reason)" }
         }
         return nil  // a learned MIDI mapping that cannot be used is left out at start, with a warning
     }

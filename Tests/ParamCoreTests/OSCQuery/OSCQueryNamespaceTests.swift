@@ -53,8 +53,8 @@ import Testing
         // Sub-addresses are the parameter's CONTENTS.
         let volume = try #require(nodes["/volume"])
         let contents = try #require(volume["CONTENTS"] as? [String: Any])
-        #expect(Set(contents.keys) == ["get", "stop", "default", "keyframes", "db"])
-        #expect((try #require(nodes["/cutoff"])["CONTENTS"] as? [String: Any]).map { Set($0.keys) } == ["get", "stop", "default", "keyframes"])
+        #expect(Set(contents.keys) == ["get", "stop", "default", "keyframes", "mod", "db"])
+        #expect((try #require(nodes["/cutoff"])["CONTENTS"] as? [String: Any]).map { Set($0.keys) } == ["get", "stop", "default", "keyframes", "mod"])
     }
 
     /// The root and every path on the way to an address that no route has.

@@ -160,6 +160,17 @@ struct AllocationTests {
                                       .string("quantize"), .string("32n")])
             try client.send("/cutoff/keyframes", [.string("8t"), .float32(300), .float32(3000), .string("quantize"), .string("64n")])
             if round % 5 == 2 { try client.send("/tempo", [.float32(round % 10 == 2 ? 140 : 120), .float32(round % 20 == 2 ? 0.05 : 0)]) }
+            // Modulators: every shape each round, over log (cutoff), linear (fader, idle, pan,
+            // input) and the tone's frequency, in Hz and musical time, with fades, a depth
+            // animation and a stop with a fade (restarted the next round).
+            let shapes = ["sine", "triangle", "saw", "square", "random", "sh"]
+            for (k, name) in ["cutoff", "fader", "pan", "frequency", "idle", "input"].enumerated() {
+                let rate: OSCArgument = k % 2 == 0 ? .float32(Float(3 + k)) : .string(["8n", "1b", "16t"][round % 3])
+                try client.send("/\(name)/mod", [.string(shapes[(k + round) % shapes.count]), rate, .string("depth"), .float32(0.2),
+                                                 .string("fade"), .float32(round % 2 == 0 ? 0.01 : 0), .string("seed"), .int32(Int32(round))])
+            }
+            try client.send("/cutoff/mod/depth", [.float32(Float(round % 3) / 4), .float32(0.02), curve])
+            try client.send("/fader/mod/stop", [.float32(0.02)])
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }

@@ -102,7 +102,7 @@ struct OSCQueryEndToEndTests {
         #expect(raw["PARAMD_DOMAIN"] as? String == "log")
         #expect(raw["PARAMD_DURATION"] as? Double == 0.25)
         #expect(raw["PARAMD_CURVE"] as? String == "default")
-        #expect((raw["CONTENTS"] as? [String: Any]).map { Set($0.keys) } == ["get", "stop", "default", "keyframes"])
+        #expect((raw["CONTENTS"] as? [String: Any]).map { Set($0.keys) } == ["get", "stop", "default", "keyframes", "mod"])
         #expect(result["missing"] as? Bool == true, "an unknown path is 404, which the client reads as no node")
         #expect(try await paramd.stop() == .exited(0))
     }

@@ -1,0 +1,93 @@
+/// The modulator routes (SPEC §15): `/<param>/mod`, `/mod/depth`, `/mod/stop`, `/mod/get`.
+/// The model keeps each parameter's request (what `/mod/get` replies and the state file
+/// holds) and its depth's target; the audio side runs the modulator. A modulator command
+/// moves no target, so it carries no serial.
+extension Controller {
+    /// The timeline musical rates and lengths are read on: the controller's tempo and bar
+    /// (SPEC §14), as the renderer's `modulatorTimeline` is its timeline.
+    var modulatorBeatsPerBar: Int { beatsPerBar }
+    var modulatorTempo: Double { tempo }
+
+    /// Control thread. Throws before any change to the model.
+    mutating func handleModulator(_ message: OSCMessage, _ action: RouteAction, start: StartTime,
+                                  result: inout ControlResult) throws(ControlError) {
+        switch action {
+        case .modulate(let p):
+            let request = try ModulatorRequest.parse(message.arguments)
+            setModulator(request, for: p, start: start, result: &result)
+        case .modulateDepth(let p):
+            guard modulators[p.index] != nil else { throw ControlError("\(registry.name(p)) has no modulator (send /\(registry.name(p))/mod first)") }
+            let request = try ModulatorDepthRequest.parse(message.arguments, defaultAction: defaultAction(p))
+            let spec = request.animation(beatsPerBar: modulatorBeatsPerBar, tempo: modulatorTempo)
+            let delay = request.delay.time(beatsPerBar: modulatorBeatsPerBar).seconds(atTempo: modulatorTempo)
+            modulatorDepths[p.index] = spec.target
+            result.commands.append(TimedCommand(.modulateDepth(p, spec), start: start, delaySeconds: delay))
+        case .stopModulator(let p):
+            guard modulators[p.index] != nil else { throw ControlError("\(registry.name(p)) has no modulator") }
+            let fade = try ModulatorStopRequest.parse(message.arguments)
+            let seconds = fade.time(beatsPerBar: modulatorBeatsPerBar).seconds(atTempo: modulatorTempo)
+            modulators[p.index] = nil
+            modulatorDepths[p.index] = 0
+            result.commands.append(TimedCommand(.stopModulator(p, fadeSeconds: seconds), start: start))
+        case .getModulator(let p):
+            guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
+            result.replies.append(modulatorReply(p))
+        default:
+            throw ControlError("not a modulator route")
+        }
+    }
+
+    /// Control thread. The provisional target of a `/stop` until the audio side reports the
+    /// frozen value: what sounds, but for a modulated parameter its target (what its animated
+    /// value is at rest), the sounding value being the wave's.
+    func animatedValue(_ p: ParameterID, sounding: (ParameterID) -> Double) -> Double {
+        modulators[p.index] != nil ? target(p) : sounding(p)
+    }
+
+    /// Control thread. Starts (or replaces) `p`'s modulator: a `/mod`, a config's `mod` table
+    /// or the state file's.
+    mutating func setModulator(_ request: ModulatorRequest, for p: ParameterID, start: StartTime = .immediately,
+                               result: inout ControlResult) {
+        modulators[p.index] = request
+        modulatorDepths[p.index] = request.depth
+        result.commands.append(TimedCommand(.modulate(p, request.spec(beatsPerBar: modulatorBeatsPerBar)), start: start))
+    }
+
+    /// Control thread. `/<p>/mod/get`'s reply: the request with the depth's target, or
+    /// `/<p>/mod s none` when `p` has no modulator.
+    public func modulatorReply(_ p: ParameterID) -> OSCMessage {
+        guard let request = modulators[p.index] else { return OSCMessage("/\(registry.name(p))/mod", [.string("none")]) }
+        return request.reply(parameter: registry.name(p), currentDepth: modulatorDepths[p.index])
+    }
+
+    /// Control thread. Sets the modulators a config file or the state file gives (nil: none),
+    /// each as a `/mod` would; returns the commands for the audio side.
+    public mutating func setModulators(_ requests: [ParameterID: ModulatorRequest]) -> [TimedCommand] {
+        var result = ControlResult()
+        for (p, request) in requests.sorted(by: { $0.key.index < $1.key.index }) where registry.spec(p) != nil {
+            setModulator(request, for: p, result: &result)
+        }
+        return result.commands
+    }
+
+    /// Control thread. Ends `p`'s modulator at once (a config file's `mod` removed); nil when
+    /// it has none.
+    public mutating func removeModulator(_ p: ParameterID) -> TimedCommand? {
+        guard modulators[p.index] != nil else { return nil }
+        modulators[p.index] = nil
+        modulatorDepths[p.index] = 0
+        return TimedCommand(.stopModulator(p, fadeSeconds: 0))
+    }
+
+    /// Control thread. The commands that start every modulator of the model on a new renderer
+    /// (a JACK connection), each at its full depth.
+    public func modulatorCommands() -> [TimedCommand] {
+        registry.ids.compactMap { p in
+            guard let request = modulators[p.index] else { return nil }
+            var spec = request.spec(beatsPerBar: modulatorBeatsPerBar)
+            spec.depth = modulatorDepths[p.index]
+            spec.fade = .zero
+            return TimedCommand(.modulate(p, spec))
+        }
+    }
+}
