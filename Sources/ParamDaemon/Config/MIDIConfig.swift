@@ -98,6 +98,25 @@ struct MIDIConfigLines {
 }
 
 extension MIDIMappingConfig {
+    /// A `[[midi]]` table's `duration` and `curve`, each nil when absent (a controller mapping
+    /// and a program change read them alike).
+    static func action(in table: TOMLTable, fail: (String?, String) -> ConfigError) throws(ConfigError) -> (seconds: Double?, curve: TimingCurve?) {
+        var seconds: Double?
+        var curve: TimingCurve?
+        if let v = table["duration"] {
+            let s = v.double ?? v.int.map(Double.init)
+            guard let s, s.isFinite, s >= 0, s <= Controller.maximumSeconds else {
+                throw fail("duration", "must be a number of seconds from 0 to 86400")
+            }
+            seconds = s
+        }
+        if let v = table["curve"] {
+            guard let text = v.string else { throw fail("curve", "must be a string, e.g. \"linear\"") }
+            do { curve = try TimingCurve.parse(text) } catch { throw fail("curve", error.description) }
+        }
+        return (seconds, curve)
+    }
+
     /// Reads the `midi` array of tables: controller mappings, and scene recalls on a program
     /// change (`program = N`, MIDIProgramConfig.swift). Errors name the file, the line and
     /// `midi[N].key` (N counted from 1, in the order written).
@@ -182,17 +201,9 @@ extension MIDIMappingConfig {
             throw fail(nil, "needs param = \"NAME\", the parameter it drives")
         }
         if table["channel"] != nil { c.channel = try integer("channel", 1...16, "a MIDI channel 1…16 (leave it out for any channel)") }
-        if let v = table["duration"] {
-            let s = v.double ?? v.int.map(Double.init)
-            guard let s, s.isFinite, s >= 0, s <= Controller.maximumSeconds else {
-                throw fail("duration", "must be a number of seconds from 0 to 86400")
-            }
-            c.seconds = s
-        }
-        if let v = table["curve"] {
-            guard let text = v.string else { throw fail("curve", "must be a string, e.g. \"linear\"") }
-            do { c.curve = try TimingCurve.parse(text) } catch { throw fail("curve", error.description) }
-        }
+        let (seconds, curve) = try action(in: table, fail: fail)
+        if let seconds { c.seconds = seconds }
+        if let curve { c.curve = curve }
         if let v = table["domain"] {
             guard let text = v.string, let d = ValueDomain(name: text) else { throw fail("domain", "must be linear, log or db") }
             c.domain = d

@@ -42,17 +42,7 @@ struct MIDIProgramConfig: Equatable, Sendable {
             guard let n = v.int, (1...16).contains(n) else { throw fail("channel", "must be a MIDI channel 1…16 (leave it out for any channel)") }
             c.channel = n
         }
-        if let v = table["duration"] {
-            let s = v.double ?? v.int.map(Double.init)
-            guard let s, s.isFinite, s >= 0, s <= Controller.maximumSeconds else {
-                throw fail("duration", "must be a number of seconds from 0 to 86400")
-            }
-            c.seconds = s
-        }
-        if let v = table["curve"] {
-            guard let text = v.string else { throw fail("curve", "must be a string, e.g. \"linear\"") }
-            do { c.curve = try TimingCurve.parse(text) } catch { throw fail("curve", error.description) }
-        }
+        (c.seconds, c.curve) = try MIDIMappingConfig.action(in: table, fail: fail)
         return c
     }
 }
