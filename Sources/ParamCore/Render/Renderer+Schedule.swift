@@ -7,6 +7,9 @@ struct ScheduledCommand: BitwiseCopyable {
     /// Still a time: converted to a frame in the cycle that holds it.
     var waitsForTime: Bool
     var time: OSCTimeTag
+    /// The `delay` after `time`, in whole frames: added once the time is a frame, so commands of
+    /// one tag keep their frame distances (a staggered recall) however the tag is placed.
+    var delayFrames: UInt64 = 0
     /// Arrival order: commands due on the same frame apply in the order they were sent.
     var sequence: UInt64
     /// Started by the audio thread itself (a MIDI controller, `LocalAnimation`), not sent by
@@ -44,9 +47,9 @@ extension Renderer {
                 entry.frame = periodStart &+ UInt64(Animation.frames(delay, sampleRate: sampleRate))
                 if !timed.placement.isNone { place(&entry) }
             case .at(let tag):
-                // Time tags and delays add in NTP units (2^32 per second).
                 entry.waitsForTime = true
-                entry.time = tag &+ UInt64(Animation.frames(delay, sampleRate: 4_294_967_296))
+                entry.time = tag
+                entry.delayFrames = UInt64(Animation.frames(delay, sampleRate: sampleRate))
                 resolveTime(&entry, periodStart: periodStart, periodEnd: periodEnd)
             }
             if !entry.waitsForTime && entry.frame <= periodStart {
@@ -103,8 +106,11 @@ extension Renderer {
             if !entry.timed.placement.isNone { place(&entry) }
             return
         }
-        let frame = clock.frame(at: entry.time)
-        if frame < Int64(bitPattern: periodEnd) {
+        // Placed in the cycle that holds the tag itself, delay or not: commands of one tag are
+        // placed together, on one anchor, and keep their frame distances.
+        let tagFrame = clock.frame(at: entry.time)
+        if tagFrame < Int64(bitPattern: periodEnd) {
+            let frame = tagFrame &+ Int64(bitPattern: entry.delayFrames)
             if frame < Int64(bitPattern: periodStart) {
                 counters.add(.late, 1)
                 entry.frame = periodStart
@@ -113,7 +119,7 @@ extension Renderer {
             }
             entry.waitsForTime = false
             // Tags close to this one keep this anchor, so their distances stay exact.
-            clock.hold(placedAt: entry.frame)
+            clock.hold(placedAt: tagFrame < Int64(bitPattern: periodStart) ? periodStart : UInt64(bitPattern: tagFrame))
             if !entry.timed.placement.isNone { place(&entry) }
         }
     }
