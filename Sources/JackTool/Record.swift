@@ -106,7 +106,10 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
                exitWhenFull: Bool) throws -> Int32 {
     Signals.block()
     let client = try openToolClient(name: name, server: server)
-    defer { client.close() }
+    // After the server went away, jack_client_close can deadlock against libjack's own
+    // notification thread (paramd waits for that thread to end first); the tool just exits.
+    var closesClient = true
+    defer { if closesClient { client.close() } }
 
     let channels = sources.count
     let ports = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: channels)
@@ -171,6 +174,7 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
     }
     log("wrote \(recording.frames) frames of \(channels) channel(s) to \(output)")
     if reason == .serverWentAway {
+        closesClient = false
         log("the JACK server went away")
         return 1
     }
