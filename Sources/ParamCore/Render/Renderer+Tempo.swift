@@ -11,12 +11,7 @@ extension Renderer {
         let glide = Animation.frames(request.glideSeconds, sampleRate: sampleRate)
         timeline.setTempo(request.bpm, atFrame: frame, glideFrames: UInt64(glide))
         if framedCount > 0 { replaceWaiting(atFrame: frame) }
-        var n = 0
-        while n < ParameterID.builtInCount &+ declaredCount {
-            let i = n < ParameterID.builtInCount ? n : declared[n &- ParameterID.builtInCount].index
-            n &+= 1
-            if params[i].layerCount != 0 { params[i].retimeMusicalLayers(atFrame: frame, timeline: timeline) }
-        }
+        retimeMusicalAnimations(atFrame: frame)
     }
 
     /// Realtime-safe. A new sample rate: the timeline goes on from the beat and tempo it has

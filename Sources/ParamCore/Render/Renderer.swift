@@ -242,13 +242,14 @@ public struct Renderer: @unchecked Sendable {
     /// the CV ports' buffers of this period. With `reportValues` false (nobody follows values)
     /// moving parameters push no value events and ends no `done` (nobody would receive them:
     /// no subscriber, no send). Target updates, which the control side's model needs, are
-    /// always reported.
+    /// always reported. `outsideTimeline`, when paramd follows Link or the JACK transport, is
+    /// that timeline's reading at this period's first frame (Renderer+OutsideTimeline).
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
-                                reportValues: Bool = true,
+                                reportValues: Bool = true, outsideTimeline: TimelineReading? = nil,
                                 local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0) {
         reportsEnds = reportValues
         followJackFrame(jackFrame, frames: frames)
@@ -259,6 +260,7 @@ public struct Renderer: @unchecked Sendable {
                           afterJump: counterJumped)
         }
         if tempo.sequence != tempoSequence { takeTempoRequest(atFrame: start) }
+        if let outsideTimeline { follow(outsideTimeline, atFrame: start) }
         // What waited and is due now goes first, then the new commands in arrival order.
         if framedCount | timedCount != 0 {
             resolveTimes(periodStart: start, periodEnd: end)
