@@ -57,6 +57,10 @@ public struct OSCQueryNamespace: Sendable {
     public let registry: ParameterRegistry
     /// The tuning `/note` converts with and `/a4` shows (the controller's; 440 until told).
     public var a4: Double = 440
+    /// The timeline's tempo now, BPM, which `/tempo` shows as its `VALUE` (and LISTEN streams).
+    public var tempo: Double = 120
+    /// Beats in the timeline's bar, `/tempo`'s `PARAMD_BEATS_PER_BAR`.
+    public var beatsPerBar: Int = 4
 
     /// The proposal's attributes paramd knows; a query for one a node lacks is 204 (no content),
     /// a query for any other name 404.
@@ -64,9 +68,9 @@ public struct OSCQueryNamespace: Sendable {
         "FULL_PATH", "CONTENTS", "TYPE", "VALUE", "RANGE", "UNIT", "ACCESS", "CLIPMODE", "DESCRIPTION",
         "TAGS", "EXTENDED_TYPE", "CRITICAL", "OVERLOADS",
     ]
-    /// paramd's own attributes on a parameter's node.
+    /// paramd's own attributes on a parameter's node (and `/tempo`'s beats per bar).
     public static let paramdAttributes: [String] = [
-        "PARAMD_DOMAIN", "PARAMD_DURATION", "PARAMD_CURVE", "PARAMD_TARGET",
+        "PARAMD_DOMAIN", "PARAMD_DURATION", "PARAMD_CURVE", "PARAMD_TARGET", "PARAMD_BEATS_PER_BAR",
     ]
 
     /// `HOST_INFO`'s `EXTENSIONS`: what this server supports of the proposal's optional parts.
@@ -124,6 +128,11 @@ public struct OSCQueryNamespace: Sendable {
         return p
     }
 
+    /// Whether `path` is `/tempo`'s node, the one value LISTEN follows besides the parameters.
+    public func isTempo(_ path: String) -> Bool {
+        node(at: path)?.route?.action == .tempo
+    }
+
     /// A node and everything under it, as JSON.
     public func json(_ node: Node, state: (ParameterID) -> ParameterState) -> JSONValue {
         var pairs = attributes(node, state: state)
@@ -145,6 +154,15 @@ public struct OSCQueryNamespace: Sendable {
         switch route.action {
         case .animate(let p):
             pairs += parameterAttributes(p, state: state(p), description: description)
+        case .tempo:
+            // The tempo is no parameter, but a page follows it as one: a value, a range, LISTEN.
+            pairs.append(("TYPE", .string("f")))
+            pairs.append(("VALUE", .array([.float(Float(tempo))])))
+            pairs.append(("RANGE", .array([.object([("MIN", .double(Timeline.minimumTempo)), ("MAX", .double(Timeline.maximumTempo))])])))
+            pairs.append(("UNIT", .array([.string("BPM")])))
+            pairs.append(("ACCESS", .int(3)))
+            pairs.append(("DESCRIPTION", .string(description)))
+            pairs.append(("PARAMD_BEATS_PER_BAR", .int(beatsPerBar)))
         case .note, .a4, .volumeDecibels:
             // A parameter (or the tuning) in another unit: readable as such, and writable.
             pairs.append(("TYPE", .string("f")))

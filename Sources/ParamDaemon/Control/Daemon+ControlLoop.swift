@@ -104,6 +104,7 @@ extension Daemon {
         JackMessages.drain()
         // Whatever this wake changed (a packet, MIDI, a reload, a stop), LISTEN hears the new targets.
         publisher.announceTargets(controller.targets, registry: controller.registry)
+        announceTempoNow()
     }
 
     /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the
@@ -127,6 +128,7 @@ extension Daemon {
         if jackRetry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
         if let since = stateSaving.unsavedSince { next = min(next, since + StateSaving.saveDelaySeconds) }
         if errorLog.suppressed > 0 { next = min(next, now + errorLog.intervalSeconds) }
+        if let tempo = secondsToTempoWatch(now: now) { next = min(next, now + tempo) }
         return next.isFinite ? max(0, next - now) : nil
     }
 }

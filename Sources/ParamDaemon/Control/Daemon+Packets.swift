@@ -114,7 +114,10 @@ extension Daemon {
                 errors += 1
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
-            if let change = result.tempoChange { audio.tempo.post(bpm: change.bpm, glideSeconds: change.glideSeconds) }
+            if let change = result.tempoChange {
+                audio.tempo.post(bpm: change.bpm, glideSeconds: change.glideSeconds)
+                watchTempo(glideSeconds: change.glideSeconds, now: monotonicSeconds())
+            }
             if transaction.isEmpty { transaction = result.commands } else { transaction += result.commands }
             // Followed before the commands reach the audio thread, so no member's end is missed.
             for recall in result.recalls { publisher.beginRecall(recall, replyingTo: channel) }

@@ -10,6 +10,8 @@ extension Daemon {
     func oscQueryResponse(path: String, query: String?) -> OSCQueryNamespace.Response {
         var namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)
         namespace.a4 = controller.a4
+        namespace.tempo = audio.tempo.tempoNow
+        namespace.beatsPerBar = audio.tempo.beatsPerBar
         let audio = self.audio, controller = self.controller
         let info = OSCQueryNamespace.HostInfo(name: jack.name, oscPort: settings.port)
         return namespace.respond(path: path, query: query, hostInfo: info) { p in
@@ -24,6 +26,10 @@ extension Daemon {
     /// error reply for LISTEN.
     func listen(_ stream: StreamSink, id: UInt64, path: String, isOpen: @Sendable () -> Bool) {
         let namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)
+        if namespace.isTempo(path) {
+            if isOpen() { listenToTempo(stream, id: id) }
+            return
+        }
         guard let p = namespace.parameter(at: path) else {
             log.debug("LISTEN on a path that has no value; ignored", metadata: ["path": "\(path)", "from": "\(stream.label)"])
             return
@@ -56,11 +62,13 @@ extension Daemon {
     /// `{"COMMAND":"IGNORE","DATA":"/volume"}`.
     func ignore(id: UInt64, path: String) {
         let namespace = OSCQueryNamespace(routes: routes, registry: controller.registry)
+        if namespace.isTempo(path) { return ignoreTempo(id: id) }
         guard let p = namespace.parameter(at: path) else { return }
         let endpoint = FeedbackEndpoint.stream(id)
         let removed = publisher.subscriptions.withLock { $0.unsubscribe(endpoint, pattern: "/\(controller.registry[p].name)") }
         guard removed else { return }
-        if publisher.subscriptions.withLock({ table in !table.subscribers.contains { $0.endpoint == endpoint } }) {
+        if !publisher.tempoFeed.streams.contains(id),
+           publisher.subscriptions.withLock({ table in !table.subscribers.contains { $0.endpoint == endpoint } }) {
             publisher.forget(endpoint)
         }
         publisher.notify()
@@ -69,6 +77,7 @@ extension Daemon {
     /// The socket closed: everything it listened to goes.
     func streamClosed(id: UInt64) {
         let endpoint = FeedbackEndpoint.stream(id)
+        publisher.tempoFeed.streams.remove(id)
         publisher.subscriptions.withLock { $0.remove(endpoint) }
         publisher.forget(endpoint)
         publisher.notify()

@@ -50,6 +50,9 @@ final class Publisher: @unchecked Sendable {
     let streams = Locked<[UInt64: StreamSink]>([:])
     /// The targets last announced to them, per slot (Publisher+Targets.swift). Control thread only.
     var announcedTargets = [Double](repeating: .nan, count: ParameterRegistry.capacity)
+    /// The WebSockets that LISTEN to `/tempo` and the tempo last sent them (Publisher+Tempo.swift).
+    /// Control thread only.
+    var tempoFeed = TempoFeed()
     /// Audio thread → publisher.
     let wake: FeedbackWake
     /// Control thread → publisher: stop, or look at the subscriptions again.

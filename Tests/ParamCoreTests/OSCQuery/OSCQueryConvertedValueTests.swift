@@ -3,7 +3,7 @@ import Testing
 @testable import ParamCore
 
 /// `/volume/db`, `/note` and `/a4` (SPEC §9): writable and readable (ACCESS 3), their VALUE
-/// converted from what sounds, as a parameter's own VALUE is. Read back with Foundation's parser.
+/// converted from what sounds, as a parameter's own VALUE is; `/tempo`'s VALUE the tempo. Read back with Foundation's parser.
 @Suite struct OSCQueryConvertedValueTests {
     static let info = OSCQueryNamespace.HostInfo(name: "paramd-test", oscPort: 9123)
 
@@ -33,6 +33,27 @@ import Testing
         #expect(tuned == [69], "A4 at the tuning in force")
         let between = try #require(try node(ns, "/note", frequency: 440)["VALUE"] as? [Double])
         #expect(abs(between[0] - (69 + 12 * log2(440 / 432.0))) < 1e-5, "a frequency between notes is a fractional note: \(between)")
+    }
+
+    /// `/tempo` (SPEC §14) carries the timeline's tempo as its VALUE, 20…999 BPM, and the bar's
+    /// beats for the page (`PARAMD_BEATS_PER_BAR`); it is the one non-parameter path LISTEN takes.
+    @Test func theTempoIsAValueWithItsRangeAndBar() throws {
+        var ns = OSCQueryNamespace(routes: .builtIn, registry: .builtIn)
+        ns.tempo = 93
+        ns.beatsPerBar = 3
+        let tempo = try node(ns, "/tempo")
+        #expect(tempo["TYPE"] as? String == "f" && tempo["ACCESS"] as? Int == 3)
+        #expect(tempo["VALUE"] as? [Double] == [93])
+        #expect(tempo["UNIT"] as? [String] == ["BPM"])
+        let range = try #require((tempo["RANGE"] as? [[String: Double]])?.first)
+        #expect(range == ["MIN": 20, "MAX": 999])
+        #expect(tempo["PARAMD_BEATS_PER_BAR"] as? Int == 3)
+        let r = ns.respond(path: "/tempo", query: "PARAMD_BEATS_PER_BAR", hostInfo: Self.info) { _ in
+            .init(value: 0, target: 0, defaultAction: .standard)
+        }
+        #expect(r.status == 200 && r.body == #"{"PARAMD_BEATS_PER_BAR":3}"#)
+        #expect(ns.isTempo("/tempo") && !ns.isTempo("/tempo/get") && !ns.isTempo("/volume"))
+        #expect(try node(ns, "/tempo/get")["ACCESS"] as? Int == 0)
     }
 
     /// Silence is −∞ dB, which JSON cannot hold: null, as the proposal writes a value it has no number for.
