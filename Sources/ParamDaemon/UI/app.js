@@ -379,10 +379,156 @@ const state = {
   retryTimer: 0,
   hostName: 'paramd',
   everConnected: false,
+  hasTempo: false, // the namespace has /tempo (SPEC §14)
 };
 
-// The motion chosen for new targets: curve null = each parameter's default action.
+// The motion chosen for new targets: curve null = each parameter's default action; duration
+// null = the default's, a number = seconds, a string = musical time (`1m`, `8t`: SPEC §14).
 const motion = { curve: null, duration: null };
+
+// ---------------------------------------------------------------------------------------------
+// Musical time (SPEC §14, docs/MUSICAL-TIME.md): the notation the duration control offers, and
+// the timeline the page follows to show the tempo and the beat. paramd tells the tempo (LISTEN on
+// /tempo streams every change, whoever made it) and a beat anchor (/status's beat, asked when
+// the page connects, when the tempo changes and every few seconds while the page is shown);
+// between anchors the beat runs on here at the tempo, drawn on each animation frame.
+
+const MUSICAL_DURATIONS = ['16n', '8t', '8n', '4t', '8n.', '4n', '4n.', '2n', '1m', '2m', '4m'];
+
+// `Nm` bars, `Nn` a 1/N note, `Nb` beats, with `t` (× 2/3) or `.` (× 1.5) after `n`: beats; NaN
+// if the text is not musical time.
+function musicalBeats(text, beatsPerBar) {
+  const m = /^(\d+(?:\.\d+)?)(m|n|b)(t|\.)?$/.exec(String(text));
+  if (!m || (m[3] && m[2] !== 'n')) return NaN;
+  const n = Number(m[1]);
+  if (!(n > 0)) return NaN;
+  const beats = m[2] === 'm' ? n * beatsPerBar : m[2] === 'n' ? 4 / n : n;
+  return beats * (m[3] === 't' ? 2 / 3 : m[3] === '.' ? 1.5 : 1);
+}
+
+const timeline = {
+  bpm: NaN,
+  beatsPerBar: 4,
+  anchorBeat: NaN, // the beat at anchorAt (performance.now() milliseconds)
+  anchorAt: 0,
+  statusSentAt: NaN, // when the /status whose reply gives the next anchor was sent
+  askedAt: -Infinity,
+  askTimer: 0,
+  frame: 0,
+  anchorTimer: 0,
+};
+const ANCHOR_EVERY_MS = 4000;
+const ANCHOR_GAP_MS = 500;
+
+// A duration as seconds at the tempo now (a musical one), for the plot and its caption.
+function durationSeconds(d) {
+  if (typeof d !== 'string') return d;
+  const bpm = Number.isFinite(timeline.bpm) ? timeline.bpm : 120;
+  return (musicalBeats(d, timeline.beatsPerBar) * 60) / bpm;
+}
+
+// A duration as an OSC argument: seconds as a float, musical time as a string.
+const durationArg = (d) => (typeof d === 'string' ? { type: 's', value: d } : { type: 'f', value: d });
+
+function beatAt(now) {
+  if (!Number.isFinite(timeline.anchorBeat) || !Number.isFinite(timeline.bpm)) return NaN;
+  return timeline.anchorBeat + ((now - timeline.anchorAt) / 60000) * timeline.bpm;
+}
+
+// One /status at a time and at most one every ANCHOR_GAP_MS (a gliding tempo streams many
+// /tempo messages); one asked for too soon goes out when the gap has passed.
+function askBeatAnchor() {
+  if (timeline.askTimer) return;
+  const wait = timeline.askedAt + ANCHOR_GAP_MS - performance.now();
+  if (wait > 0) {
+    timeline.askTimer = setTimeout(() => { timeline.askTimer = 0; askBeatAnchor(); }, wait);
+    return;
+  }
+  if (send('/status', [])) timeline.statusSentAt = timeline.askedAt = performance.now();
+}
+
+// paramd's tempo, from LISTEN on /tempo or a /tempo/get reply: the beat runs on from where it
+// is at the new tempo until the next anchor, asked for at once.
+function adoptTempo(bpm) {
+  const now = performance.now();
+  if (bpm === timeline.bpm) return;
+  const beat = beatAt(now);
+  if (Number.isFinite(beat)) { timeline.anchorBeat = beat; timeline.anchorAt = now; }
+  timeline.bpm = bpm;
+  const box = $('tempo');
+  box.dataset.bpm = String(bpm);
+  $('tempo-bpm').textContent = bpm.toFixed(Math.abs(bpm - Math.round(bpm)) < 0.05 ? 0 : 1);
+  if (typeof motion.duration === 'string') showDurationText();
+  askBeatAnchor();
+}
+
+// /status's reply: its beat held when paramd answered, taken as the middle of the round trip
+// (paramd's beat is as of the end of the last period: at most one period older).
+function adoptStatus(args) {
+  const pairs = new Map();
+  for (let i = 0; i + 1 < args.length; i += 2) pairs.set(args[i], args[i + 1]);
+  const beat = Number(pairs.get('beat')), bpm = Number(pairs.get('tempo'));
+  if (!Number.isFinite(beat) || !Number.isFinite(bpm)) return;
+  const now = performance.now();
+  const at = Number.isNaN(timeline.statusSentAt) ? now : (timeline.statusSentAt + now) / 2;
+  timeline.statusSentAt = NaN;
+  timeline.anchorBeat = beat;
+  timeline.anchorAt = at;
+  if (bpm !== timeline.bpm) adoptTempo(bpm);
+  $('tempo').dataset.timeline = String(pairs.get('timeline') ?? '');
+  drawBeat();
+}
+
+// The beat indicator: one pip per beat of the bar, the current one lit and pulsing.
+function drawBeat() {
+  const beat = beatAt(performance.now());
+  const box = $('beat');
+  if (!Number.isFinite(beat)) return;
+  const pips = box.children;
+  if (pips.length !== timeline.beatsPerBar) {
+    box.replaceChildren(...Array.from({ length: timeline.beatsPerBar }, () => document.createElement('span')));
+  }
+  const inBar = ((Math.floor(beat) % timeline.beatsPerBar) + timeline.beatsPerBar) % timeline.beatsPerBar;
+  box.dataset.beat = beat.toFixed(4);
+  box.dataset.beatInBar = String(inBar + 1);
+  box.setAttribute('aria-label', `beat ${inBar + 1} of ${timeline.beatsPerBar}`);
+  const pulse = 1 - (beat - Math.floor(beat));
+  for (let i = 0; i < box.children.length; i++) {
+    const pip = box.children[i];
+    const on = i === inBar;
+    pip.className = on ? 'on' : '';
+    pip.style.opacity = on ? (0.45 + 0.55 * pulse).toFixed(3) : '';
+  }
+}
+
+function runBeat() {
+  if (timeline.frame) return;
+  const step = () => {
+    timeline.frame = 0;
+    if (document.hidden) return;
+    drawBeat();
+    timeline.frame = requestAnimationFrame(step);
+  };
+  timeline.frame = requestAnimationFrame(step);
+}
+
+// On connecting: the tempo (and its changes), a first anchor, and a fresh one every few seconds
+// while the page is shown and live.
+function followTimeline(ws) {
+  ws.send(JSON.stringify({ COMMAND: 'LISTEN', DATA: '/tempo' }));
+  timeline.statusSentAt = NaN;
+  timeline.askedAt = -Infinity;
+  clearTimeout(timeline.askTimer);
+  timeline.askTimer = 0;
+  askBeatAnchor();
+  clearInterval(timeline.anchorTimer);
+  timeline.anchorTimer = setInterval(() => {
+    if (document.hidden || !state.connected) return;
+    askBeatAnchor();
+    refreshModulators(); // one set or stopped by another controller shows too
+  }, ANCHOR_EVERY_MS);
+  runBeat();
+}
 
 // ---------------------------------------------------------------------------------------------
 // Namespace: the parameters from OSCQuery's `GET /`.
@@ -417,6 +563,7 @@ function parametersFrom(root) {
       curve: node.PARAMD_CURVE || 'default',
       value: Array.isArray(node.VALUE) ? Number(node.VALUE[0]) : NaN,
       knownTarget: node.PARAMD_TARGET === undefined ? NaN : Number(node.PARAMD_TARGET),
+      modulatable: !!(node.CONTENTS && node.CONTENTS.mod && node.CONTENTS.mod.CONTENTS && node.CONTENTS.mod.CONTENTS.get),
     };
     p.scale = makeScale(p);
     return p;
@@ -443,6 +590,7 @@ function buildSlider(p) {
     </div>
     <div class="slider" id="${id}" role="slider" tabindex="0" aria-labelledby="${id}-label">
       <div class="rail"><div class="fill"></div></div>
+      <div class="mod-band" aria-hidden="true" hidden></div>
       <div class="marker" aria-hidden="true"></div>
       <div class="thumb" aria-hidden="true"></div>
     </div>
@@ -464,6 +612,9 @@ function buildSlider(p) {
   p.slider.setAttribute('aria-valuemax', String(p.max));
   p.slider.dataset.domain = p.domain;
   if (p.domain === 'log') addLogTicks(p);
+  p.band = row.querySelector('.mod-band');
+  p.mod = null;
+  if (p.modulatable) buildModPanel(p);
   attachPointer(p);
   attachKeys(p);
   return row;
@@ -504,6 +655,7 @@ function showTarget(p, t) {
   p.slider.setAttribute('aria-valuetext', formatValue(p, t));
   p.targetText.textContent = 'target ' + formatValue(p, t);
   if (Number.isFinite(p.value)) showValue(p, p.value);
+  if (p.mod) drawBand(p);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,14 +671,14 @@ function sendTarget(p, value) {
   const v = Math.min(p.max, Math.max(p.min, value));
   const args = [{ type: 'f', value: v }];
   if (motion.curve !== null || motion.duration !== null) {
-    args.push({ type: 'f', value: motion.duration ?? p.duration });
+    args.push(durationArg(motion.duration ?? p.duration));
     if (motion.curve !== null) args.push({ type: 's', value: motion.curve });
   }
   if (!send(p.path, args)) return;
   p.inFlight.push(Math.fround(v));
   if (p.inFlight.length > 64) p.inFlight.shift();
   showTarget(p, v);
-  Plot.run(motion.duration ?? p.duration);
+  Plot.run(durationSeconds(motion.duration ?? p.duration));
 }
 
 function refreshTarget(p) {
@@ -635,6 +787,8 @@ function receive(data) {
 
 function handle(m) {
   if (handleScene(m)) return;
+  if (m.address === '/tempo' && typeof m.args[0] === 'number') { adoptTempo(m.args[0]); return; }
+  if (m.address === '/status') { adoptStatus(m.args); return; }
   const parts = m.address.split('/');
   const p = state.params.get(parts[1]);
   const arg = m.args[0];
@@ -646,6 +800,10 @@ function handle(m) {
   if (p && parts.length === 3 && parts[2] === 'target' && typeof arg === 'number') {
     p.getPending = false;
     adoptTarget(p, arg);
+    return;
+  }
+  if (p && parts.length === 3 && parts[2] === 'mod' && typeof arg === 'string') {
+    adoptModulator(p, m.args);
     return;
   }
   if (p && parts.length === 3 && parts[2] === 'done') {
@@ -702,7 +860,7 @@ const Plot = (() => {
 
   function current() {
     const text = motion.curve ?? 'default';
-    const duration = motion.duration ?? (state.params.get('volume')?.duration ?? 0.25);
+    const duration = durationSeconds(motion.duration ?? (state.params.get('volume')?.duration ?? 0.25));
     return { text, duration, parsed: Curves.parse(text, duration) };
   }
 
@@ -754,8 +912,8 @@ const Plot = (() => {
     if (!c.parsed) text = `“${c.text}” is not a curve paramd knows`;
     else if (c.parsed.seconds) text = `${c.text}: ${c.parsed.note}, ${c.parsed.seconds.toFixed(2)} s`;
     else if (motion.curve === null && motion.duration === null) text = 'each parameter’s default action';
-    else if (motion.curve === null) text = `each parameter’s default curve, ${formatSeconds(c.duration)}`;
-    else text = `${c.text}${motion.duration === null ? ', default duration' : ', ' + formatSeconds(c.duration)}`;
+    else if (motion.curve === null) text = `each parameter’s default curve, ${formatDuration(motion.duration)}`;
+    else text = `${c.text}${motion.duration === null ? ', default duration' : ', ' + formatDuration(motion.duration)}`;
     caption.textContent = text;
     canvas.setAttribute('aria-label', 'plot of the curve ' + c.text);
     draw();
@@ -806,32 +964,50 @@ function setupMotionControls() {
   });
   custom.addEventListener('input', () => {
     const text = custom.value.trim();
-    const ok = !text || Curves.parse(text, motion.duration ?? 0.25);
+    const ok = !text || Curves.parse(text, durationSeconds(motion.duration ?? 0.25));
     custom.classList.toggle('invalid', !ok);
     motion.curve = text || null;
     Plot.update();
   });
 
-  // Duration: 0 … 10 s on a quadratic track (fine at short times); "default" = each
-  // parameter's default action's duration.
+  // Duration: 0 … 10 s on a quadratic track (fine at short times), or a musical length from the
+  // menu beside it (sent as a string: paramd follows the tempo); "default" = each parameter's
+  // default action's duration.
   const range = $('duration');
   const chip = $('duration-default');
-  const out = $('duration-text');
+  const musical = $('duration-musical');
   const toSeconds = (r) => { const s = 10 * (r / 1000) ** 2; return s < 1 ? Math.round(s * 100) / 100 : Math.round(s * 10) / 10; };
-  const show = () => {
-    out.textContent = motion.duration === null ? 'default' : formatSeconds(motion.duration);
-    chip.setAttribute('aria-pressed', String(motion.duration === null));
-    range.setAttribute('aria-valuetext', out.textContent);
-    Plot.update();
-  };
-  range.addEventListener('input', () => { motion.duration = toSeconds(Number(range.value)); show(); });
+  add(musical, '', 'seconds');
+  for (const d of MUSICAL_DURATIONS) add(musical, d);
+  range.addEventListener('input', () => { motion.duration = toSeconds(Number(range.value)); musical.value = ''; showDurationText(); });
+  musical.addEventListener('change', () => {
+    motion.duration = musical.value || toSeconds(Number(range.value));
+    showDurationText();
+  });
   chip.addEventListener('click', () => {
     motion.duration = null;
+    musical.value = '';
     range.value = String(Math.round(1000 * Math.sqrt(0.25 / 10)));
-    show();
+    showDurationText();
   });
   range.value = String(Math.round(1000 * Math.sqrt(0.25 / 10)));
-  show();
+  showDurationText();
+}
+
+// `1m (2.00 s)`: a musical duration with its length at the tempo now.
+function formatDuration(d) {
+  if (typeof d !== 'string') return formatSeconds(d);
+  const seconds = durationSeconds(d);
+  return Number.isFinite(seconds) ? `${d} (${formatSeconds(seconds)})` : d;
+}
+
+function showDurationText() {
+  const out = $('duration-text');
+  out.textContent = motion.duration === null ? 'default' : formatDuration(motion.duration);
+  $('duration-default').setAttribute('aria-pressed', String(motion.duration === null));
+  $('duration').setAttribute('aria-valuetext', out.textContent);
+  $('duration').classList.toggle('inactive', typeof motion.duration === 'string');
+  Plot.update();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -853,9 +1029,9 @@ function recallScene(name) {
   const args = [{ type: 's', value: name }];
   // A scene's own default duration is not known to the page: with a curve chosen and the
   // duration on "default", the recall takes 1 s, the default scene action's duration.
-  if (motion.duration !== null || motion.curve !== null) args.push({ type: 'f', value: motion.duration ?? 1 });
+  if (motion.duration !== null || motion.curve !== null) args.push(durationArg(motion.duration ?? 1));
   if (motion.curve !== null) args.push({ type: 's', value: motion.curve });
-  if (send('/scene/recall', args)) Plot.run(motion.duration ?? 1);
+  if (send('/scene/recall', args)) Plot.run(durationSeconds(motion.duration ?? 1));
 }
 
 function saveScene() {
@@ -954,6 +1130,145 @@ function setupScenes() {
   $('morph-release').addEventListener('click', releaseMorph);
 }
 
+// `/tempo` in the namespace: its VALUE and beats per bar (paramd's own attribute). A server
+// without one shows no tempo and is not asked.
+function adoptTimelineNode(root) {
+  const node = root && root.CONTENTS && root.CONTENTS.tempo;
+  state.hasTempo = !!(node && node.TYPE === 'f');
+  $('tempo').hidden = !state.hasTempo;
+  if (!state.hasTempo) return;
+  const perBar = Number(node.PARAMD_BEATS_PER_BAR);
+  if (Number.isInteger(perBar) && perBar >= 1 && perBar <= 64) timeline.beatsPerBar = perBar;
+  const bpm = Array.isArray(node.VALUE) ? Number(node.VALUE[0]) : NaN;
+  if (Number.isFinite(bpm)) adoptTempo(bpm);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modulators (SPEC §15, docs/MODULATORS.md): each parameter's panel sets one (shape, rate in Hz
+// or musical time, depth, polarity) or stops it; the page learns a parameter's modulator from
+// `/<param>/mod/get` (on connecting, after setting or stopping one, and with each beat anchor
+// while the page is shown, every few seconds). The thumb needs nothing
+// more: LISTEN streams the sounding value, wobble included. A faint band shows the wobble's reach:
+// depth × the range in the parameter's domain, by polarity, around the target (where the
+// animated value underneath rests), clamped to the range.
+
+const MOD_SHAPES = ['sine', 'triangle', 'saw', 'square', 'random', 'sh'];
+
+// ValueDomain's encode and decode (Sources/ParamCore/Curves/ValueDomain.swift), with its floors.
+const DOMAIN_SPACE = {
+  linear: { encode: (v) => v, decode: (x) => x },
+  log: { encode: (v) => Math.log(v > 1e-9 ? v : 1e-9), decode: (x) => Math.exp(x) },
+  db: { encode: (v) => (v > 1e-6 ? Math.max(20 * Math.log10(v), -120) : -120), decode: (x) => 10 ** (x / 20) },
+};
+
+// The values a modulator reaches around `centre`: [low, high], clamped to the range.
+function modReach(p, mod, centre) {
+  const space = DOMAIN_SPACE[p.domain] || DOMAIN_SPACE.linear;
+  const span = space.encode(p.max) - space.encode(p.min);
+  const [lo, hi] = { up: [0, 1], down: [-1, 0] }[mod.polarity] || [-1, 1];
+  const at = space.encode(centre);
+  const clamp = (v) => Math.min(p.max, Math.max(p.min, v));
+  return [clamp(space.decode(at + lo * mod.depth * span)), clamp(space.decode(at + hi * mod.depth * span))];
+}
+
+function drawBand(p) {
+  const centre = Number.isFinite(p.target) ? p.target : p.value;
+  if (!p.mod || !Number.isFinite(centre)) { p.band.hidden = true; return; }
+  const [low, high] = modReach(p, p.mod, centre);
+  const u0 = clamp01(p.scale.toU(low)), u1 = clamp01(p.scale.toU(high));
+  p.band.hidden = false;
+  p.band.style.left = (u0 * 100).toFixed(4) + '%';
+  p.band.style.width = ((u1 - u0) * 100).toFixed(4) + '%';
+  p.band.dataset.low = String(low);
+  p.band.dataset.high = String(high);
+}
+
+function buildModPanel(p) {
+  const panel = document.createElement('details');
+  panel.className = 'mod';
+  panel.innerHTML = `
+    <summary><span class="mod-title">modulator</span> <span class="mod-state" data-role="mod-state">off</span></summary>
+    <form class="mod-form">
+      <label>shape <select data-role="mod-shape"></select></label>
+      <label>rate <input data-role="mod-rate" type="text" value="1" size="5" spellcheck="false" autocomplete="off"
+             title="Hz (2, 0.5) or musical time (1m, 4n, 8t)"></label>
+      <label>depth <input data-role="mod-depth" type="range" min="0" max="1" step="0.01" value="0.1">
+             <output data-role="mod-depth-text">0.10</output></label>
+      <label>polarity <select data-role="mod-polarity"><option value="bi">bi</option><option value="up">up</option><option value="down">down</option></select></label>
+      <span class="mod-buttons"><button type="submit" class="chip" data-role="mod-set">Set</button>
+      <button type="button" class="chip" data-role="mod-stop">Stop</button></span>
+    </form>`;
+  const shape = panel.querySelector('[data-role=mod-shape]');
+  for (const name of MOD_SHAPES) { const o = document.createElement('option'); o.value = o.textContent = name; shape.appendChild(o); }
+  const depth = panel.querySelector('[data-role=mod-depth]');
+  const depthText = panel.querySelector('[data-role=mod-depth-text]');
+  depth.addEventListener('input', () => { depthText.textContent = Number(depth.value).toFixed(2); });
+  const rate = panel.querySelector('[data-role=mod-rate]');
+  rate.addEventListener('input', () => rate.classList.remove('invalid'));
+  panel.querySelector('form').addEventListener('submit', (e) => { e.preventDefault(); setModulator(p); });
+  panel.querySelector('[data-role=mod-stop]').addEventListener('click', () => stopModulator(p));
+  p.modPanel = panel;
+  p.modState = panel.querySelector('[data-role=mod-state]');
+  p.row.appendChild(panel);
+}
+
+// A rate as typed: a number of Hz, or musical time; null when it is neither.
+function modRateArg(text) {
+  const t = text.trim();
+  if (/^(\d+\.?\d*|\.\d+)$/.test(t) && Number(t) > 0) return { type: 'f', value: Number(t) };
+  if (Number.isFinite(musicalBeats(t, timeline.beatsPerBar))) return { type: 's', value: t };
+  return null;
+}
+
+function setModulator(p) {
+  const field = (role) => p.modPanel.querySelector(`[data-role=${role}]`);
+  const rate = modRateArg(field('mod-rate').value);
+  if (!rate) {
+    field('mod-rate').classList.add('invalid');
+    toast('error', p.name + ' modulator', 'a rate in Hz (2) or musical time (1m, 4n, 8t)', 'mod-' + p.name);
+    return;
+  }
+  const args = [{ type: 's', value: field('mod-shape').value }, rate,
+    { type: 's', value: 'depth' }, { type: 'f', value: Number(field('mod-depth').value) },
+    { type: 's', value: 'polarity' }, { type: 's', value: field('mod-polarity').value }];
+  if (send(p.path + '/mod', args)) send(p.path + '/mod/get', []);
+}
+
+// Stops along the page's duration (the depth falls to 0), then asks what remains.
+function stopModulator(p) {
+  const fade = motion.duration ?? p.duration;
+  if (!send(p.path + '/mod/stop', [durationArg(fade)])) return;
+  const seconds = durationSeconds(fade);
+  setTimeout(() => send(p.path + '/mod/get', []), (Number.isFinite(seconds) ? seconds : 0) * 1000 + 50);
+}
+
+function refreshModulators() {
+  for (const p of state.params.values()) if (p.modulatable) send(p.path + '/mod/get', []);
+}
+
+// `/<param>/mod s shape f|s rate f depth f phase s polarity`, or `/<param>/mod s none`.
+function adoptModulator(p, args) {
+  const [shape, rate, depth, phase, polarity] = args;
+  p.mod = shape === 'none' || !MOD_SHAPES.includes(shape) ? null
+    : { shape, rate, depth: Number(depth) || 0, phase: Number(phase) || 0, polarity: String(polarity || 'bi') };
+  p.slider.dataset.mod = p.mod ? p.mod.shape : '';
+  p.row.classList.toggle('modulated', !!p.mod);
+  if (p.modState) {
+    p.modState.textContent = p.mod
+      ? `${p.mod.shape} ${typeof rate === 'number' ? Number(rate.toPrecision(4)) + ' Hz' : rate} · ${p.mod.depth.toFixed(2)}`
+      : 'off';
+  }
+  if (p.mod && p.modPanel && !p.modPanel.contains(document.activeElement)) {
+    const field = (role) => p.modPanel.querySelector(`[data-role=${role}]`);
+    field('mod-shape').value = p.mod.shape;
+    field('mod-rate').value = typeof rate === 'number' ? String(Number(rate.toPrecision(6))) : String(rate);
+    field('mod-depth').value = String(p.mod.depth);
+    field('mod-depth-text').textContent = p.mod.depth.toFixed(2);
+    field('mod-polarity').value = p.mod.polarity;
+  }
+  drawBand(p);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Connection: namespace over HTTP, then the WebSocket; on loss, retry with backoff
 // (0.5 s doubling to 5 s), then reload the namespace, LISTEN again, ask for every target.
@@ -1030,6 +1345,7 @@ async function connect() {
   try {
     const [root, host] = await Promise.all([fetchJSON('/'), fetchJSON('/?HOST_INFO').catch(() => null)]);
     params = parametersFrom(root);
+    adoptTimelineNode(root);
     if (host && host.NAME) {
       state.hostName = host.NAME;
       $('name').textContent = host.NAME;
@@ -1055,8 +1371,10 @@ async function connect() {
       p.getPending = false;
       p.inFlight.length = 0;
       refreshTarget(p);
+      if (p.modulatable) send(p.path + '/mod/get', []);
     }
     askScenes();
+    if (state.hasTempo) followTimeline(ws);
   };
   ws.onmessage = (event) => {
     if (event.data instanceof ArrayBuffer) { receive(event.data); return; }
@@ -1090,12 +1408,15 @@ function reloadNamespace() {
       if (known.has(p.name)) continue;
       ws.send(JSON.stringify({ COMMAND: 'LISTEN', DATA: p.path }));
       refreshTarget(p);
+      if (p.modulatable) send(p.path + '/mod/get', []);
     }
   }, 150);
 }
 
-// A page that comes back from the background (a phone's tab) reconnects at once.
+// A page that comes back from the background (a phone's tab) reconnects at once, and its beat
+// indicator runs again from a fresh anchor.
 document.addEventListener('visibilitychange', () => {
+  if (!document.hidden && state.connected && state.hasTempo) { askBeatAnchor(); runBeat(); }
   if (!document.hidden && !state.connected && state.retryTimer) {
     clearTimeout(state.retryTimer);
     state.retryTimer = 0;
@@ -1111,7 +1432,9 @@ connect();
 // For tests and the curious: the page's state, read-only.
 window.paramd = {
   get connected() { return state.connected; },
-  parameters: () => [...state.params.values()].map((p) => ({ name: p.name, value: p.value, target: p.target, min: p.min, max: p.max, domain: p.domain })),
+  parameters: () => [...state.params.values()].map((p) => ({ name: p.name, value: p.value, target: p.target, min: p.min, max: p.max, domain: p.domain, mod: p.mod })),
+  beat: () => beatAt(performance.now()),
+  get tempo() { return timeline.bpm; },
   OSC,
   Curves,
 };

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Drives the control page's musical time and modulators in headless Chromium, for
+ControlPageTimeTests (helpers from control_page.py). Scenarios:
+
+  tempo      `oscsend … /tempo f 93` with the page open: when the page's tempo read 93 (a
+             MutationObserver's performance.now(), set on time.monotonic()); then /status asked
+             over UDP between two readings of the page's beat indicator (its data-beat), five
+             times over two seconds: the beat the page drew at the moment paramd answered.
+  musical    the page's curve set to linear and its duration to `--duration` (musical), a real
+             click at --fraction of the volume track: the OSC the page sent (its WebSocket), the
+             thumb --read-seconds later and again --hold-seconds after that.
+  modulator  with `--param` modulated before the page opened: the band's and the marker's
+             geometry, the thumb at each animation frame for a second beside the values the page
+             received (each stamped), a screenshot (--screenshot); then a modulator set from the
+             page's panel on volume (triangle, 4n, depth 0.3, up), a bad rate typed, and Stop.
+Results go to --out as JSON; progress lines to stdout.
+"""
+import argparse
+import json
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.by import By
+
+from control_page import READ_THUMB, TOASTS, browser, say, set_viewport, wait_live
+
+# Before the page's own script: what every WebSocket sends and receives, each stamped with
+# performance.now() (a listener added first runs before the page's own handler).
+RECORD_STAMPED = """
+window.__sent = []; window.__received = [];
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = class extends NativeWebSocket {
+  constructor(...a) {
+    super(...a);
+    this.addEventListener('message', (e) => { if (e.data instanceof ArrayBuffer) window.__received.push([performance.now(), e.data]); });
+  }
+  send(data) {
+    if (data instanceof ArrayBuffer) window.__sent.push([performance.now(), data]);
+    return super.send(data);
+  }
+};
+"""
+
+DECODED = """
+const OSC = window.paramd.OSC;
+return window[arguments[0]].flatMap(([t, d]) => OSC.decode(d).map((m) => [t, m.address, m.args]));
+"""
+
+
+def osc_string(s):
+    b = s.encode() + b"\0"
+    return b + b"\0" * (-len(b) % 4)
+
+
+def osc_message(address, *args):
+    tags, data = ",", b""
+    for a in args:
+        if isinstance(a, str):
+            tags, data = tags + "s", data + osc_string(a)
+        elif isinstance(a, int):
+            tags, data = tags + "i", data + struct.pack(">i", a)
+        else:
+            tags, data = tags + "f", data + struct.pack(">f", a)
+    return osc_string(address) + osc_string(tags) + data
+
+
+def osc_decode(packet):
+    def string(at):
+        end = packet.index(b"\0", at)
+        return packet[at:end].decode(), (end + 4) & ~3
+    address, at = string(0)
+    tags, at = string(at)
+    args = []
+    for t in tags[1:]:
+        if t in "sS":
+            s, at = string(at)
+            args.append(s)
+        elif t == "i":
+            args.append(struct.unpack_from(">i", packet, at)[0]); at += 4
+        elif t == "f":
+            args.append(struct.unpack_from(">f", packet, at)[0]); at += 4
+        elif t in "hd":
+            args.append(struct.unpack_from(">q" if t == "h" else ">d", packet, at)[0]); at += 8
+        elif t in "TF":
+            args.append(t == "T")
+    return address, args
+
+
+class OSCClient:
+    """A UDP socket of its own: asks paramd and reads its reply."""
+    def __init__(self, port):
+        self.port = port
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(2)
+
+    def ask(self, address, *args, reply=None):
+        self.sock.sendto(osc_message(address, *args), ("127.0.0.1", self.port))
+        while True:
+            got = osc_decode(self.sock.recv(65536))
+            if reply is None or got[0] == reply:
+                return got
+
+
+def calibrate(driver):
+    """time.monotonic() − performance.now()/1000, from the narrowest of 20 bracketed readings."""
+    best = None
+    for _ in range(20):
+        t0 = time.monotonic()
+        now = driver.execute_script("return performance.now()")
+        t1 = time.monotonic()
+        if best is None or t1 - t0 < best[0]:
+            best = (t1 - t0, (t0 + t1) / 2 - now / 1000)
+    return best[1], best[0] / 2
+
+
+READ_BEAT = """
+const b = document.getElementById('beat');
+return {beat: b.dataset.beat === undefined ? null : Number(b.dataset.beat), inBar: Number(b.dataset.beatInBar),
+        pips: b.children.length, bpm: document.getElementById('tempo-bpm').textContent};
+"""
+
+
+def tempo(driver, args):
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and driver.execute_script(READ_BEAT)["beat"] is None:
+        time.sleep(0.02)
+    out = {"before": driver.execute_script(READ_BEAT)}
+    offset, error = calibrate(driver)
+    driver.execute_script("""
+        const box = document.getElementById('tempo');
+        window.__tempo = [];
+        new MutationObserver(() => window.__tempo.push([performance.now(), Number(box.dataset.bpm),
+                                                          document.getElementById('tempo-bpm').textContent]))
+          .observe(box, {attributes: true, attributeFilter: ['data-bpm']});""")
+    sent = time.monotonic()
+    subprocess.run(["oscsend", "localhost", str(args.osc_port), "/tempo", "f", "93"], check=True)
+    shown = None
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and shown is None:
+        shown = next((c for c in driver.execute_script("return window.__tempo") if c[1] == 93), None)
+        time.sleep(0.005)
+    out["calibrationError"] = error
+    out["shownAfter"] = None if shown is None else shown[0] / 1000 + offset - sent
+    out["shownText"] = None if shown is None else shown[2]
+    time.sleep(0.7)  # the page's anchor after the change (asked at most every 500 ms)
+    client = OSCClient(args.osc_port)
+    comparisons = []
+    for _ in range(5):
+        before = driver.execute_script(READ_BEAT)
+        t0 = time.monotonic()
+        status = client.ask("/status", reply="/status")[1]
+        t1 = time.monotonic()
+        after = driver.execute_script(READ_BEAT)
+        pairs = dict(zip(status[0::2], status[1::2]))
+        comparisons.append({"status": pairs["beat"], "tempo": pairs["tempo"], "pageBefore": before, "pageAfter": after,
+                            "statusSeconds": t1 - t0})
+        time.sleep(0.4)
+    out["comparisons"] = comparisons
+    return out
+
+
+def click_at(driver, element, fraction):
+    left, top, width, height = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(left + fraction * width), round(top + height / 2))
+    actions.pointer_action.pointer_down()
+    actions.pointer_action.pointer_up()
+    actions.perform()
+
+
+def sent_since(driver, n, address, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sent = driver.execute_script(DECODED, "__sent")[n:]
+        if any(m[1] == address for m in sent):
+            return sent
+        time.sleep(0.02)
+    return driver.execute_script(DECODED, "__sent")[n:]
+
+
+def musical(driver, args):
+    from selenium.webdriver.support.ui import Select
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_STAMPED})
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    Select(driver.find_element(By.ID, "curve")).select_by_value("linear")
+    Select(driver.find_element(By.ID, "duration-musical")).select_by_value(args.duration)
+    out = {"durationText": driver.execute_script("return document.getElementById('duration-text').textContent"),
+           "options": driver.execute_script("return [...document.querySelectorAll('#duration-musical option')].map(o => o.value)")}
+    n = len(driver.execute_script(DECODED, "__sent"))
+    click_at(driver, driver.find_element(By.ID, "slider-volume"), args.fraction)
+    out["sent"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume") if m[1] == "/volume"]
+    # The thumb glides for the musical length: still on its way half way through.
+    time.sleep(args.read_seconds)
+    out["during"] = driver.execute_script(READ_THUMB, "volume")
+    time.sleep(args.hold_seconds)  # the recording runs on past the glide's end
+    out["after"] = driver.execute_script(READ_THUMB, "volume")
+    return out
+
+
+# The thumb, marker and band of a slider at each animation frame, as fractions of the track.
+SAMPLE_FRAMES = """
+const s = document.getElementById('slider-' + arguments[0]);
+window.__frames = [];
+const until = performance.now() + arguments[1] * 1000;
+const geometry = (el) => { const r = s.getBoundingClientRect(), g = el.getBoundingClientRect();
+                           return [(g.left - r.left) / r.width, (g.right - r.left) / r.width]; };
+const step = () => {
+  const now = performance.now();  // not the frame's timestamp: what arrived before this moment is drawn
+  const [t0, t1] = geometry(s.querySelector('.thumb')), [m0, m1] = geometry(s.querySelector('.marker'));
+  window.__frames.push({t: now, thumb: (t0 + t1) / 2, marker: (m0 + m1) / 2, value: Number(s.dataset.value)});
+  if (now < until) requestAnimationFrame(step);
+};
+requestAnimationFrame(step);
+"""
+
+BAND = """
+const s = document.getElementById('slider-' + arguments[0]);
+const b = s.querySelector('.mod-band'), r = s.getBoundingClientRect(), g = b.getBoundingClientRect();
+return {hidden: b.hidden, low: (g.left - r.left) / r.width, high: (g.right - r.left) / r.width, trackWidth: r.width,
+        state: s.closest('.param').querySelector('[data-role=mod-state]')?.textContent ?? null,
+        mod: s.dataset.mod ?? null};
+"""
+
+
+def modulator(driver, args):
+    from selenium.webdriver.support.ui import Select
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_STAMPED})
+    set_viewport(driver, 900, 1280)
+    driver.get(args.url)
+    wait_live(driver, args.param)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and driver.execute_script(BAND, args.param)["hidden"]:
+        time.sleep(0.02)
+    out = {"band": driver.execute_script(BAND, args.param), "thumb": driver.execute_script(READ_THUMB, args.param),
+           "parameter": next(p for p in driver.execute_script("return window.paramd.parameters()") if p["name"] == args.param)}
+    received_before = len(driver.execute_script("return window.__received"))
+    driver.execute_script(SAMPLE_FRAMES, args.param, 1.0)
+    time.sleep(1.1)
+    out["frames"] = driver.execute_script("return window.__frames")
+    out["values"] = [[t, a[0]] for t, address, a in driver.execute_script(DECODED, "__received")[received_before:]
+                     if address == "/" + args.param and a and isinstance(a[0], (int, float))]
+    # Everything received since the page opened, for the first value's time.
+    out["firstFrameAt"] = out["frames"][0]["t"] if out["frames"] else None
+    if args.screenshot:
+        driver.execute_script("document.querySelector('[data-param=%s] details.mod').open = true" % args.param)
+        driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.2)
+        driver.save_screenshot(args.screenshot)
+        driver.execute_script("document.querySelector('[data-param=%s] details.mod').open = false" % args.param)
+
+    # A modulator from the page's panel, on volume.
+    panel = driver.find_element(By.CSS_SELECTOR, "[data-param=volume] details.mod")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", panel)
+    panel.find_element(By.TAG_NAME, "summary").click()
+    Select(panel.find_element(By.CSS_SELECTOR, "[data-role=mod-shape]")).select_by_value("triangle")
+    Select(panel.find_element(By.CSS_SELECTOR, "[data-role=mod-polarity]")).select_by_value("up")
+    driver.execute_script("const d = arguments[0]; d.value = '0.3'; d.dispatchEvent(new Event('input'));",
+                          panel.find_element(By.CSS_SELECTOR, "[data-role=mod-depth]"))
+    rate = panel.find_element(By.CSS_SELECTOR, "[data-role=mod-rate]")
+    rate.clear()
+    rate.send_keys("fast")
+    n = len(driver.execute_script(DECODED, "__sent"))
+    panel.find_element(By.CSS_SELECTOR, "[data-role=mod-set]").click()
+    time.sleep(0.2)  # nothing must go out: the absence of a message is what is checked
+    out["badRate"] = {"sent": [[m[1], m[2]] for m in driver.execute_script(DECODED, "__sent")[n:]],
+                      "invalid": "invalid" in rate.get_attribute("class"), "notes": driver.execute_script(TOASTS)}
+    rate.clear()
+    rate.send_keys("4n")
+    n = len(driver.execute_script(DECODED, "__sent"))
+    panel.find_element(By.CSS_SELECTOR, "[data-role=mod-set]").click()
+    out["set"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get") if m[1].startswith("/volume/mod")]
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and driver.execute_script(BAND, "volume")["hidden"]:
+        time.sleep(0.02)
+    out["volumeBand"] = driver.execute_script(BAND, "volume")
+    out["volumeThumb"] = driver.execute_script(READ_THUMB, "volume")
+    client = OSCClient(args.osc_port)
+    out["modGet"] = client.ask("/volume/mod/get", reply="/volume/mod")
+    n = len(driver.execute_script(DECODED, "__sent"))
+    panel.find_element(By.CSS_SELECTOR, "[data-role=mod-stop]").click()
+    out["stop"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get") if m[1].startswith("/volume/mod")]
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and not driver.execute_script(BAND, "volume")["hidden"]:
+        time.sleep(0.02)
+    out["afterStop"] = driver.execute_script(BAND, "volume")
+    out["modGetAfterStop"] = client.ask("/volume/mod/get", reply="/volume/mod")
+    out["notes"] = driver.execute_script(TOASTS)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", choices=("tempo", "musical", "modulator"))
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--osc-port", type=int, default=9000)
+    parser.add_argument("--screenshot")
+    parser.add_argument("--param", default="frequency")
+    parser.add_argument("--duration", default="1m")
+    parser.add_argument("--fraction", type=float, default=0.2)
+    parser.add_argument("--read-seconds", type=float, default=1.0)
+    parser.add_argument("--hold-seconds", type=float, default=0.0)
+    args = parser.parse_args()
+    driver = browser(900, 1100)
+    try:
+        result = {"tempo": tempo, "musical": musical, "modulator": modulator}[args.scenario](driver, args)
+        try:
+            result["console"] = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
+        except Exception:  # not every driver keeps the console log
+            result["console"] = []
+    finally:
+        driver.quit()
+    with open(args.out, "w") as f:
+        json.dump(result, f)
+    say("done")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
