@@ -2,7 +2,7 @@ import Foundation
 import ParamCore
 import Testing
 
-/// SPEC §9: every node whose value paramd knows carries it, and an independent client reads
+/// SPEC §9: every node whose value paramd knows carries it (`/tempo` the timeline's tempo, §14), and an independent client reads
 /// each such node on its own: python-oscquery 0.4.0 (Tests/Support/oscquery/oscquery_values.py).
 /// Its values are set beside paramd's `/get` replies over UDP.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
@@ -35,13 +35,19 @@ struct OSCQueryValueTests {
                 if let g = got[name], g.value == g.target, targets.first(where: { $0.0 == name }).map({ $0.1 == g.target }) ?? true { break }
             }
         }
+        try client.send("/tempo", [.float32(93)])
+        var tempo: Float? = nil
+        for _ in 0..<200 {  // the audio side takes the tempo at its next period
+            tempo = try await client.request("/tempo/get", reply: "/tempo")?.firstFloat
+            if tempo == 93 { break }
+        }
         let r = try #require(try await OSCQueryEndToEndTests.python("oscquery_values.py", ["127.0.0.1", "\(http)"]) as? [String: Any])
         #expect(try await paramd.stop() == .exited(0))
 
         let nodes = try #require(r["nodes"] as? [String: [String: Any]])
         TestLog.write("python-oscquery read \(nodes.count) nodes with a value: "
                       + nodes.keys.sorted().map { "\($0) \(nodes[$0]!["read_by"]!) \(nodes[$0]!["value"] ?? "?")" }.joined(separator: ", "))
-        #expect(Set(nodes.keys) == Set(Self.parameters.map { "/\($0)" } + ["/volume/db", "/note", "/a4"]))
+        #expect(Set(nodes.keys) == Set(Self.parameters.map { "/\($0)" } + ["/volume/db", "/note", "/a4", "/tempo"]))
         func value(_ path: String) -> Double? { (nodes[path]?["value"] as? [Double])?.first }
         for (path, node) in nodes {
             #expect(node["full_path"] as? String == path)
@@ -66,5 +72,6 @@ struct OSCQueryValueTests {
         #expect(abs((value("/volume/db") ?? .nan) - 20 * log10(volume)) < 1e-4, "/volume/db: \(value("/volume/db") ?? .nan)")
         #expect(abs((value("/note") ?? .nan) - (69 + 12 * log2(frequency / 432))) < 1e-4, "/note: \(value("/note") ?? .nan)")
         #expect(value("/a4") == 432)
+        #expect(tempo == 93 && value("/tempo").map(Float.init) == tempo, "/tempo: VALUE \(value("/tempo") ?? .nan), /tempo/get \(String(describing: tempo))")
     }
 }
