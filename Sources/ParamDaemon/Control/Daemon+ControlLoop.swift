@@ -7,8 +7,9 @@ import ParamSystem
 // inbox until a packet, a signal or posted work arrives, or until the next duty is due:
 // the JACK-to-system clock measurement (every 10 s while connected and nothing else wakes
 // it), a retry (once a second while the server is away), a state write, the systemd
-// watchdog, a held-back log line. Nothing else wakes it: an idle paramd with no watchdog
-// wakes it once every 10 s.
+// watchdog, a held-back log line, a `/tempo` landing or gliding while a WebSocket listens to
+// the tempo (60 looks a second, Daemon+TempoFeed.swift). Nothing else wakes it: an idle paramd
+// with no watchdog wakes it once every 10 s.
 
 extension Daemon {
     /// How often the JACK-to-system clock offset is measured while connected: once a second
