@@ -250,8 +250,6 @@ def modulator(driver, args):
     out["frames"] = driver.execute_script("return window.__frames")
     out["values"] = [[t, a[0]] for t, address, a in driver.execute_script(DECODED, "__received")[received_before:]
                      if address == "/" + args.param and a and isinstance(a[0], (int, float))]
-    # Everything received since the page opened, for the first value's time.
-    out["firstFrameAt"] = out["frames"][0]["t"] if out["frames"] else None
     if args.screenshot:
         driver.execute_script("document.querySelector('[data-param=%s] details.mod').open = true" % args.param)
         driver.execute_script("window.scrollTo(0, 0)")
