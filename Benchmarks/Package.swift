@@ -38,7 +38,7 @@ let package = Package(
         // 64 parameters with modulators, rendered a period at a time (SPEC §15's cost goal).
         .target(
             name: "ModulatorScenarios",
-            dependencies: [.product(name: "ParamCore", package: root)]),
+            dependencies: ["CKernel", .product(name: "ParamCore", package: root)]),
         .executableTarget(
             name: "ModulatorBenchmarks",
             dependencies: [
