@@ -197,6 +197,7 @@ bench:
 	@# The C kernel renders the same samples as the Swift scenarios it is compared with (1e-5).
 	$(SWIFT) build -c release --package-path Benchmarks --product RenderProfile
 	Benchmarks/.build/release/RenderProfile --check-ckernel
+	Benchmarks/.build/release/RenderProfile --check-cmodulator
 	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
 
 # Not part of `make test`: it takes minutes and its figures depend on the machine's load.

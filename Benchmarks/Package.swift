@@ -50,7 +50,7 @@ let package = Package(
         // One scenario rendered without the framework, for callgrind (docs/PERFORMANCE.md).
         .executableTarget(
             name: "RenderProfile",
-            dependencies: ["RenderScenarios"]),
+            dependencies: ["RenderScenarios", "ModulatorScenarios"]),
         // Renders every curve through the engine and prints CSV for scripts/plot-curves.sh.
         .executableTarget(
             name: "CurveData",

@@ -25,6 +25,11 @@ public final class CModulatorRig: @unchecked Sendable {
         }
     }
 
+    /// Parameter `k`'s values of the last period rendered.
+    public func lastPeriod(_ k: Int) -> [Double] {
+        Array(UnsafeBufferPointer(start: values + k * ModulatorRig.framesPerPeriod, count: ModulatorRig.framesPerPeriod))
+    }
+
     /// Renders `periods` periods; returns the nanoseconds they took.
     public func render(periods: Int) -> Int64 {
         let frames = ModulatorRig.framesPerPeriod
