@@ -21,7 +21,8 @@
 #                doing the same work, on private dummy JACK servers (scripts/bench-process.py;
 #                BENCH_ARGS="--quick", "--paramd BIN", "--seconds 10 --repeats 3"); JSON in
 #                .build-tools/bench-process.json
-#   make plots   regenerate docs/curves/*.png from the engine's output (docs/CURVES.md)
+#   make plots   regenerate docs/curves/*.png from the engine's output (docs/CURVES.md) and
+#                docs/modulators/*.svg from paramd's recorded CV ports (make plots-modulators)
 #   make clean
 #
 # `make test` runs the end-to-end tests against release builds of paramd and paramd-jacktool
@@ -61,7 +62,7 @@ SOAK_SECONDS ?= 10
 SOAK_RATES ?= 20000 50000
 BENCH_ARGS ?=
 
-.PHONY: all deps build test tsan run shim fuzz soak bench bench-process plots clean install install-files uninstall
+.PHONY: all deps build test tsan run shim fuzz soak bench bench-process plots plots-modulators clean install install-files uninstall
 
 all: build
 
@@ -196,6 +197,7 @@ bench:
 	@# The C kernel renders the same samples as the Swift scenarios it is compared with (1e-5).
 	$(SWIFT) build -c release --package-path Benchmarks --product RenderProfile
 	Benchmarks/.build/release/RenderProfile --check-ckernel
+	Benchmarks/.build/release/RenderProfile --check-cmodulator
 	@python3 scripts/bench-table.py < $(TOOLS_DIR)/bench.txt
 
 # Not part of `make test`: it takes minutes and its figures depend on the machine's load.
@@ -205,8 +207,14 @@ bench-process: deps
 	$(RELEASE) --product paramd
 	python3 scripts/bench-process.py --paramd "$$($(SWIFT) build -c release --show-bin-path)/paramd" $(BENCH_ARGS) --json $(TOOLS_DIR)/bench-process.json
 
-plots:
+plots: plots-modulators
 	@scripts/plot-curves.sh
+
+# docs/modulators/*.svg from a private dummy jackd, a release paramd and paramd-jacktool record.
+plots-modulators: deps
+	$(RELEASE) --product paramd
+	$(RELEASE) --product paramd-jacktool
+	scripts/plot-modulators.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --out docs/modulators
 
 clean:
 	$(SWIFT) package clean

@@ -38,7 +38,7 @@ let package = Package(
         // 64 parameters with modulators, rendered a period at a time (SPEC §15's cost goal).
         .target(
             name: "ModulatorScenarios",
-            dependencies: [.product(name: "ParamCore", package: root)]),
+            dependencies: ["CKernel", .product(name: "ParamCore", package: root)]),
         .executableTarget(
             name: "ModulatorBenchmarks",
             dependencies: [
@@ -50,7 +50,7 @@ let package = Package(
         // One scenario rendered without the framework, for callgrind (docs/PERFORMANCE.md).
         .executableTarget(
             name: "RenderProfile",
-            dependencies: ["RenderScenarios"]),
+            dependencies: ["RenderScenarios", "ModulatorScenarios"]),
         // Renders every curve through the engine and prints CSV for scripts/plot-curves.sh.
         .executableTarget(
             name: "CurveData",

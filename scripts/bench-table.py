@@ -88,12 +88,16 @@ if pairs:
 if modulators:
     # ModulatorBenchmarks: 64 parameters, ns per parameter per frame (SPEC §15's goal: ≤ 3 ns
     # for 64 resting with a sine).
-    print("\n| modulators (64 parameters) | best (p0) | median (p50) | p90 | goal |")
-    print("| --- | ---: | ---: | ---: | --- |")
-    for key in sorted(modulators, key=lambda k: ("animating" in k, modulators[k][2])):
+    # The C floor's rows ("Modulator: C, 64 resting, <shape>") go beside their Swift scenario.
+    print("\n| modulators (64 parameters) | best (p0) | median (p50) | p90 | C floor best | C floor median | goal |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    swift = [k for k in modulators if not k.startswith("Modulator: C, ")]
+    for key in sorted(swift, key=lambda k: ("animating" in k, modulators[k][2])):
         p = modulators[key]
+        c = modulators.get(key.replace("Modulator: ", "Modulator: C, ", 1))
+        floor = f"{c[0]:.2f} | {c[2]:.2f}" if c else " | "
         goal = f"≤ 3 ns: {'met' if p[2] <= 3 else 'NOT met'}" if key == "Modulator: 64 resting, sine" else ""
-        print(f"| {key[len('Modulator: '):]} | {p[0]:.2f} | {p[2]:.2f} | {p[4]:.2f} | {goal} |")
+        print(f"| {key[len('Modulator: '):]} | {p[0]:.2f} | {p[2]:.2f} | {p[4]:.2f} | {floor} | {goal} |")
     print("\nns per parameter per frame; 256-frame periods at 48 kHz.")
 allocating = {k: v for k, v in mallocs.items() if v}
 if allocating:

@@ -133,6 +133,7 @@ final class Daemon {
         let wake = FeedbackWake()
         jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
         audio = parked.handles
+        controller.depthSnapshot = parked.depthSnapshot
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
                               maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)

@@ -1,5 +1,6 @@
 // Modulator benchmarks: 64 parameters each with a modulator (SPEC §15's cost goal: resting with
-// a sine, ≤ 3 ns per parameter per frame), per shape, in the log domain, and animating beneath.
+// a sine, ≤ 3 ns per parameter per frame), per shape, in the log domain, and animating beneath;
+// and the C floor of each resting shape (CModulatorRig), side by side in the same run.
 //
 //   make bench                       (or: swift package --package-path Benchmarks benchmark)
 //
@@ -26,6 +27,18 @@ let benchmarks: @Sendable () -> Void = {
     for scenario in ModulatorScenario.all {
         let rig = ModulatorRig(scenario)
         Benchmark(scenario.name) { benchmark in
+            benchmark.startMeasurement()
+            let nanoseconds = rig.render(periods: periodsPerIteration)
+            benchmark.stopMeasurement()
+            let parameterFrames = Int64(ModulatorRig.framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
+            benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
+            blackHole(rig.sink)
+        }
+    }
+    // The C floor of each resting shape, in the same run.
+    for (name, shape) in CModulatorRig.scenarios {
+        let rig = CModulatorRig(shape: shape)
+        Benchmark(name) { benchmark in
             benchmark.startMeasurement()
             let nanoseconds = rig.render(periods: periodsPerIteration)
             benchmark.stopMeasurement()

@@ -100,6 +100,9 @@ public final class ModulatorRig: @unchecked Sendable {
         return elapsed
     }
 
+    /// Parameter `k`'s values of the last period rendered.
+    public func lastPeriod(_ k: Int) -> [Double] { Array(UnsafeBufferPointer(start: values + k * Self.framesPerPeriod, count: Self.framesPerPeriod)) }
+
     public static func now() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -7,9 +7,12 @@
 //                                            equal before and after means bit-identical
 //   RenderProfile --check-ckernel [periods]  fails if a C kernel scenario differs from the
 //                                            Swift one it mirrors by more than 1e-5
+//   RenderProfile --check-cmodulator [periods]  fails if the modulators' C floor renders other
+//                                            values than the Swift rig by more than 1e-9
 //   RenderProfile --dump FILE [periods]      every scenario's samples (Float32, out_1/out_2
 //                                            interleaved, in `Scenarios.all`'s order)
 
+import ModulatorScenarios
 import RenderScenarios
 
 #if canImport(Glibc)
@@ -39,6 +42,28 @@ if arguments.first == "--check-ckernel" {
         failed = failed || !ok
         print("\(ok ? "ok" : "MISMATCH")  \(scenario.name) against \(scenario.mirrors.name): largest difference \(worst)"
               + " over \(swift.count) samples (\(periods) periods; at sample \(worstIndex): Swift \(swift[worstIndex]), C \(c[worstIndex]))")
+    }
+    exit(failed ? 1 : 0)
+}
+if arguments.first == "--check-cmodulator" {
+    // --check-cmodulator [periods]: every resting shape's C floor against `ModulatorRig`, all 64
+    // parameters, period by period; fails when any value differs by more than 1e-9.
+    let periods = arguments.dropFirst().first.flatMap { Int($0) } ?? 400
+    var failed = false
+    for (name, shape) in CModulatorRig.scenarios {
+        let swift = ModulatorRig(ModulatorScenario.all.first { $0.shape == shape && !$0.animating && $0.domain == .linear }!)
+        let c = CModulatorRig(shape: shape)
+        var worst = 0.0
+        for _ in 0..<periods {
+            _ = swift.render(periods: 1)
+            _ = c.render(periods: 1)
+            for k in 0..<ModulatorScenario.parameterCount {
+                for (a, b) in zip(swift.lastPeriod(k), c.lastPeriod(k)) { worst = max(worst, abs(a - b)) }
+            }
+        }
+        let ok = worst <= 1e-9
+        failed = failed || !ok
+        print("\(ok ? "ok" : "MISMATCH")  \(name): largest difference from the Swift rig \(worst) over \(periods) periods of 64 parameters")
     }
     exit(failed ? 1 : 0)
 }

@@ -42,6 +42,11 @@ public struct Controller: Sendable {
     /// Per parameter, its modulator as asked for and its depth's target (Controller+Modulators.swift).
     public internal(set) var modulators: [ModulatorRequest?] = Array(repeating: nil, count: ParameterRegistry.capacity)
     public internal(set) var modulatorDepths: [Double] = Array(repeating: 0, count: ParameterRegistry.capacity)
+    /// Per parameter, its last modulator command as `/mod/get` needs it to tell the depth
+    /// sounding now, and where the audio side publishes that depth (set at each JACK connection).
+    var modulatorMarks: [ModulatorMark] = Array(repeating: ModulatorMark(), count: ParameterRegistry.capacity)
+    var nextModulatorSerial: UInt32 = 1
+    public var depthSnapshot: ModulatorDepthSnapshot?
     /// The group id of the next scene recall (never 0, which means "no group").
     var nextGroup: UInt32 = 1
     /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.

@@ -14,11 +14,12 @@ extension Renderer {
     static func defaultSeed(_ p: ParameterID) -> UInt64 { 0x9E37_79B9_7F4A_7C15 &* UInt64(p.index &+ 1) }
 
     /// Realtime-safe. `Command.modulate`: starts `p`'s modulator at `frame`, or replaces the
-    /// one running, continuing from its phase.
+    /// one running, continuing from its phase. `serial`: the command's (`ModulatorMark`).
     @_noLocks
-    mutating func modulate(_ p: ParameterID, _ spec: ModulatorSpec, atFrame frame: UInt64) {
+    mutating func modulate(_ p: ParameterID, _ spec: ModulatorSpec, atFrame frame: UInt64, serial: UInt32) {
         guard isRendered(p) else { return }
         let k = p.index
+        modulators.serials[k] = serial
         let tempo = modulatorTimeline.tempo(at: frame)
         if modulatedSlots.contains(k) {
             modulators.entries[k].replace(with: spec, atFrame: frame, sampleRate: sampleRate, tempo: tempo,
@@ -33,17 +34,28 @@ extension Renderer {
 
     /// Realtime-safe. `Command.modulateDepth`: nothing when `p` has no modulator running.
     @_noLocks
-    mutating func modulateDepth(_ p: ParameterID, _ spec: AnimationSpec, atFrame frame: UInt64) {
+    mutating func modulateDepth(_ p: ParameterID, _ spec: AnimationSpec, atFrame frame: UInt64, serial: UInt32) {
         guard modulatedSlots.contains(p.index) else { return }
+        modulators.serials[p.index] = serial
         modulators.entries[p.index].animateDepth(spec, atFrame: frame, sampleRate: sampleRate)
     }
 
     /// Realtime-safe. `Command.stopModulator`: the depth falls to 0 over `seconds`; the slot
     /// leaves `modulatedSlots` at the end of the period its modulator ends in.
     @_noLocks
-    mutating func stopModulator(_ p: ParameterID, fadeSeconds seconds: Double, atFrame frame: UInt64) {
+    mutating func stopModulator(_ p: ParameterID, fadeSeconds seconds: Double, atFrame frame: UInt64, serial: UInt32) {
         guard modulatedSlots.contains(p.index) else { return }
+        modulators.serials[p.index] = serial
         modulators.entries[p.index].stop(fadeSeconds: seconds, atFrame: frame, sampleRate: sampleRate)
+    }
+
+    /// Realtime-safe. At a period's end, for a modulated slot `k`: its depth at the last frame
+    /// rendered to `depthSnapshot` (0 once it has ended, and it then leaves `modulatedSlots`).
+    @_noLocks
+    mutating func publishDepth(_ k: Int) {
+        let ended = modulators.entries[k].hasEnded
+        depthSnapshot.publish(at: k, depth: ended ? 0 : modulators.entries[k].depth, serial: modulators.serials[k])
+        if ended { modulatedSlots.remove(k) }
     }
 
     /// Realtime-safe. Slot `k`'s animated values of frames `first ..< first + count` in
@@ -77,13 +89,14 @@ extension Renderer {
 }
 
 /// The renderer's per-slot modulator storage: the modulator, the layer rule (from the slot's
-/// domain and range, set when the slot is filled) and the value sounding at the last frame
-/// rendered. Allocated once on the control thread, `ParameterRegistry.capacity` slots.
+/// domain and range, set when the slot is filled), the value sounding at the last frame
+/// rendered and the serial of the last modulator command applied (published with the depth). Allocated once on the control thread, `ParameterRegistry.capacity` slots.
 @usableFromInline
 struct ModulatorSlots {
     @usableFromInline let entries: UnsafeMutablePointer<Modulator>
     @usableFromInline let layers: UnsafeMutablePointer<ModulationLayer>
     @usableFromInline let soundingValues: UnsafeMutablePointer<Double>
+    @usableFromInline let serials: UnsafeMutablePointer<UInt32>
 
     /// Control thread.
     init(capacity: Int) {
@@ -93,6 +106,8 @@ struct ModulatorSlots {
         layers.initialize(repeating: ModulationLayer(domain: .linear, minimum: 0, maximum: 1), count: capacity)
         soundingValues = .allocate(capacity: capacity)
         soundingValues.initialize(repeating: 0, count: capacity)
+        serials = .allocate(capacity: capacity)
+        serials.initialize(repeating: 0, count: capacity)
     }
 
     /// Control thread, once the audio thread has stopped.
@@ -100,5 +115,6 @@ struct ModulatorSlots {
         UnsafeMutableRawPointer(entries).deallocate()  // allocated raw
         layers.deallocate()
         soundingValues.deallocate()
+        serials.deallocate()
     }
 }

@@ -271,11 +271,11 @@ extension Renderer {
         case .unbind:
             break  // unbound above, if it was bound
         case .modulate(let p, let spec):
-            modulate(p, spec, atFrame: frame)
+            modulate(p, spec, atFrame: frame, serial: serial)
         case .modulateDepth(let p, let spec):
-            modulateDepth(p, spec, atFrame: frame)
+            modulateDepth(p, spec, atFrame: frame, serial: serial)
         case .stopModulator(let p, let seconds):
-            stopModulator(p, fadeSeconds: seconds, atFrame: frame)
+            stopModulator(p, fadeSeconds: seconds, atFrame: frame, serial: serial)
         }
     }
 

@@ -65,6 +65,8 @@ public struct Renderer: @unchecked Sendable {
     /// Per parameter: value at the end of the last period and target. Written by the audio
     /// thread, read by the control thread.
     public let snapshot: ParameterSnapshot
+    /// Per modulated parameter: its depth at the end of the last period (`/mod/get`).
+    public let depthSnapshot: ModulatorDepthSnapshot
     /// Counters the daemon hands every renderer it builds (they count on across reconnections),
     /// or this renderer's own (`ownsCounters`).
     public let counters: RenderCounters
@@ -126,7 +128,7 @@ public struct Renderer: @unchecked Sendable {
     /// The handles the control side keeps (take them before the audio thread owns this value).
     public var handles: RendererHandles {
         RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters,
-                        tempo: tempo, motions: motions)
+                        tempo: tempo, depthSnapshot: depthSnapshot, motions: motions)
     }
 
     /// Keyframe animations that can be sent and not yet started at once.
@@ -170,6 +172,7 @@ public struct Renderer: @unchecked Sendable {
         sharedCurves = SharedCurves.allocate()
         bindings = Resident.allocate(BoundParameter.self, capacity: capacity)
         modulators = ModulatorSlots(capacity: capacity)
+        depthSnapshot = ModulatorDepthSnapshot(capacity: capacity)
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
@@ -201,6 +204,7 @@ public struct Renderer: @unchecked Sendable {
         sharedCurves.deallocate()
         UnsafeMutableRawPointer(bindings).deallocate()  // allocated raw
         modulators.deallocate()
+        depthSnapshot.deallocate()
         HotMemory.deallocate(params)
         motions.deallocate()
         UnsafeMutableRawPointer(firstLayers).deallocate()  // allocated raw, page-aligned
@@ -348,7 +352,7 @@ public struct Renderer: @unchecked Sendable {
             let modulated = !modulatedSlots.isEmpty && modulatedSlots.contains(i)
             let value = modulated ? modulators.soundingValues[i] : params[i].value
             snapshot.publish(at: i, value: value, target: params[i].target)
-            if modulated && modulators.entries[i].hasEnded { modulatedSlots.remove(i) }
+            if modulated { publishDepth(i) }
             let layers = params[i].layerCount
             animating &+= UInt64(layers)
             if reportValues && (modulated || params[i].movedThisPeriod && (layers > 0 || bound)) {

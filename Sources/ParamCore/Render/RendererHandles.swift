@@ -40,6 +40,8 @@ public struct RendererHandles: Sendable {
     public let counters: RenderCounters
     /// The tempo asked for and the timeline's tempo and beat (SPEC §14).
     public let tempo: TempoExchange
+    /// Each modulated parameter's depth at the end of the last period (`/mod/get`).
+    public let depthSnapshot: ModulatorDepthSnapshot
     /// Each parameter slot's layers beyond the first and keyframe track (3.6 KB a slot).
     nonisolated(unsafe) let motions: UnsafeMutablePointer<ParameterMotion>  // only handed to the kernel here
 

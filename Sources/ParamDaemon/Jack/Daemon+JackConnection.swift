@@ -40,6 +40,7 @@ extension Daemon {
         }
         publisher.switchEvents(to: fresh, injecting: jumps)
         audio = fresh
+        controller.depthSnapshot = fresh.depthSnapshot  // `/mod/get`'s depth, from the new renderer
         previous.deallocate()
         // Members bound to `morph` follow it again; they already rest on their bound targets.
         let rebinds = controller.rebindCommands(controller.registry.ids, glide: DefaultAction(seconds: 0, curve: .linear))

@@ -67,6 +67,8 @@ import Testing
         [.string("sine"), .float32(1), .string("depth"), .float32(-0.1)],
         [.string("sine"), .float32(1), .string("speed"), .float32(1)],
         [.string("sine")],
+        [.string("sine"), .string("4")],
+        [.string("sine"), .float32(.infinity)],
     ])
     func badInputIsRefusedAndChangesNothing(_ args: [OSCArgument]) {
         var c = Controller(registry: Self.registry)
@@ -77,6 +79,16 @@ import Testing
         #expect(r.commands.isEmpty)
         #expect(r.replies.first?.address == "/error")
         #expect(c.modulators[Self.cutoff.index] == before)
+    }
+
+    @Test(arguments: [[OSCArgument.float32(1.5)], [.float32(-0.1)], [.float32(0.5), .string("4x")], [.string("deep")]])
+    func aBadDepthIsRefusedAndChangesNothing(_ args: [OSCArgument]) {
+        var c = Controller(registry: Self.registry)
+        _ = send(&c, "/cutoff/mod", [.string("triangle"), .float32(3), .string("depth"), .float32(0.3)])
+        let mark = c.modulatorMarks[Self.cutoff.index]
+        let r = send(&c, "/cutoff/mod/depth", args)
+        #expect(r.error != nil && r.commands.isEmpty && r.replies.first?.address == "/error")
+        #expect(c.modulatorDepths[Self.cutoff.index] == Double(Float(0.3)) && c.modulatorMarks[Self.cutoff.index] == mark)
     }
 
     @Test func theModulatorRoutesAreThereForEveryParameter() {
@@ -99,6 +111,42 @@ import Testing
             return
         }
         #expect(p == Self.cutoff && spec.depth == Double(Float(0.3)) && spec.fade == .zero)
+    }
+
+    /// `/mod/get` replies the depth sounding now: what the audio side published under the
+    /// last modulator command's serial; before that command reaches it, the depth the command
+    /// sets at once, or (a fade) the published depth it starts from.
+    @Test func getRepliesTheDepthTheAudioSidePublished() {
+        var c = Controller(registry: Self.registry)
+        let depths = ModulatorDepthSnapshot(capacity: ParameterRegistry.capacity)
+        defer { depths.deallocate() }
+        c.depthSnapshot = depths
+        func depth() -> OSCArgument? { send(&c, "/cutoff/mod/get", []).replies.first?.arguments[2] }
+        let start = send(&c, "/cutoff/mod", [.string("sine"), .float32(2), .string("depth"), .float32(0.25)]).commands[0]
+        #expect(start.serial != 0)
+        #expect(depth() == .float32(0.25), "set at once, not yet applied")
+        depths.publish(at: Self.cutoff.index, depth: 0.25, serial: start.serial)
+        let fade = send(&c, "/cutoff/mod/depth", [.float32(0), .float32(2)]).commands[0]
+        #expect(fade.serial != start.serial)
+        #expect(depth() == .float32(0.25), "a fade not yet started: the depth it starts from")
+        depths.publish(at: Self.cutoff.index, depth: 0.2, serial: fade.serial)
+        #expect(depth() == .float32(0.2), "the fade under way")
+        depths.publish(at: Self.cutoff.index, depth: 0.1, serial: fade.serial)
+        #expect(depth() == .float32(0.1))
+        #expect(c.modulatorDepths[Self.cutoff.index] == 0, "the state keeps the depth's target")
+        // A fade-in on a new /mod starts from the depth sounding.
+        _ = send(&c, "/cutoff/mod", [.string("saw"), .float32(1), .string("fade"), .float32(4)])
+        #expect(depth() == .float32(0.1))
+        // Two commands before the audio side applies either: the fade starts where the first put it.
+        var d = Controller(registry: Self.registry)
+        let quiet = ModulatorDepthSnapshot(capacity: ParameterRegistry.capacity)
+        defer { quiet.deallocate() }
+        d.depthSnapshot = quiet
+        _ = send(&d, "/cutoff/mod", [.string("sine"), .float32(2), .string("depth"), .float32(0.25)])
+        _ = send(&d, "/cutoff/mod/depth", [.float32(0), .float32(2)])
+        #expect(send(&d, "/cutoff/mod/get", []).replies.first?.arguments[2] == .float32(0.25))
+        // A renderer that starts afresh gets each modulator under its last serial.
+        #expect(c.modulatorCommands().first?.serial == c.modulatorMarks[Self.cutoff.index].serial)
     }
 
     @Test func aStopsProvisionalTargetIsTheAnimatedValueNotTheWave() {

@@ -17,6 +17,19 @@ import Testing
         return (rig, cutoff)
     }
 
+    /// `default` (cubic Bézier 0.25, 0.1, 0.25, 1) at `progress`, by bisection on x.
+    static func defaultCurve(_ progress: Double) -> Double {
+        func bezier(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
+            3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t
+        }
+        var low = 0.0, high = 1.0
+        for _ in 0..<80 {
+            let mid = (low + high) / 2
+            if bezier(mid, 0.25, 0.25) < progress { low = mid } else { high = mid }
+        }
+        return bezier((low + high) / 2, 0.1, 1)
+    }
+
     static func sine(_ hz: Double, depth: Double) -> ModulatorSpec {
         var spec = ModulatorSpec(shape: .sine, rate: .hertz(hz))
         spec.depth = depth
@@ -72,6 +85,13 @@ import Testing
         rig.send([.modulate(cutoff, Self.sine(5, depth: 0.5))])
         let cv = rig.render(periods: 100).cv[cutoff.index]!
         #expect(cv.allSatisfy { $0 >= 0 && $0 <= 1 })
+        // Every frame is the clamped sum, the top held at exactly 1.
+        var worst = 0.0
+        for (i, sample) in cv.enumerated() {
+            let expected = min(1, max(0, 0.9 + 0.5 * sin(2 * Double.pi * 5 * Double(i) / Self.rate)))
+            worst = max(worst, abs(Double(sample) - expected))
+        }
+        #expect(worst < 1e-6, "largest difference from clamp(0.9 + 0.5·sin(2π·5t)): \(worst)")
         #expect(cv.filter { $0 == 1 }.count > 1000, "the wave's top is held at the range's end")
         #expect(cv.min()! < 0.5)
     }
@@ -86,6 +106,32 @@ import Testing
         let after = cv[(Int(0.5 * Self.rate) + 1)...]
         #expect(after.allSatisfy { $0 == 0.5 }, "the wobble is gone after the depth's fade")
         #expect(cv[1000] != 0.5, "still wobbling during the fade")
+    }
+
+    /// The depth at each period's end goes to `depthSnapshot` with the serial of the command it
+    /// follows (`/mod/get` replies it): during a fade to 0 over 2 s it falls strictly between
+    /// the two ends, along `default`, and is 0 once the fade is over.
+    @Test func theDepthIsPublishedEveryPeriodAsItFades() {
+        var (rig, cutoff) = Self.rig()
+        defer { rig.release() }
+        rig.send([.modulate(cutoff, Self.sine(2, depth: 0.25))], serial: 7)
+        _ = rig.render(periods: 2)
+        #expect(rig.renderer.depthSnapshot.reading(cutoff) == ModulatorDepthReading(depth: 0.25, serial: 7))
+        rig.send([.modulateDepth(cutoff, AnimationSpec(target: 0, seconds: 2, curve: .default, domain: .linear))], serial: 8)
+        var depths: [Double] = []
+        for period in 1...370 {  // the fade lasts 375 periods
+            _ = rig.render(periods: 1)
+            let reading = rig.renderer.depthSnapshot.reading(cutoff)
+            #expect(reading.serial == 8)
+            depths.append(reading.depth)
+            // The period's last frame is 256·period − 1 frames into the fade.
+            let progress = Double(256 * period - 1) / (2 * Self.rate)
+            #expect(abs(reading.depth - 0.25 * (1 - Self.defaultCurve(progress))) < 1e-7)
+        }
+        #expect(depths.allSatisfy { $0 > 0 && $0 < 0.25 }, "strictly between the ends: \(depths.min()!)…\(depths.max()!)")
+        #expect(zip(depths, depths.dropFirst()).allSatisfy { $1 < $0 }, "falling every period")
+        _ = rig.render(periods: 10)
+        #expect(rig.renderer.depthSnapshot.reading(cutoff) == ModulatorDepthReading(depth: 0, serial: 8))
     }
 
     @Test func aStopWithAFadeEndsOnTheAnimatedValueWithoutAStep() {

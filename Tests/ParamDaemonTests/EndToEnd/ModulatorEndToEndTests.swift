@@ -66,8 +66,12 @@ struct ModulatorEndToEndTests {
         let get = try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")
         #expect(get?.arguments == [.string("sh"), .string("1m"), .float32(0.2), .float32(0), .string("bi")])
         for bad: [OSCArgument] in [[.string("wobble"), .float32(1)], [.string("sine"), .float32(-1)],
-                                   [.string("sine"), .float32(1), .string("depth"), .float32(2)], [.string("sine"), .string("4x")]] {
+                                   [.string("sine"), .float32(1), .string("depth"), .float32(2)], [.string("sine"), .string("4x")],
+                                   [.string("sine"), .string("4")]] {
             #expect(try await client.request("/cutoff/mod", bad, reply: "/error") != nil, "\(bad)")
+        }
+        for bad: [OSCArgument] in [[.float32(1.5)], [.float32(-0.5)], [.float32(0.5), .string("4x")]] {
+            #expect(try await client.request("/cutoff/mod/depth", bad, reply: "/error") != nil, "\(bad)")
         }
         #expect(try await client.request("/nothing/mod", [.string("sine"), .float32(1)], reply: "/error") != nil)
         #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == get?.arguments)

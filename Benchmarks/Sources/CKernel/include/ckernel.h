@@ -54,6 +54,25 @@ void ck_init_all_default(ck_state *s, double sample_rate, double seconds);
 /// No allocation, no lock.
 void ck_render(ck_state *s, int frames, const float *in1, const float *in2, float *out1, float *out2);
 
+/// The modulator benchmarks' C floor (ckmodulator.c): one parameter at rest on `value` under a
+/// modulator, polarity bi, in the linear domain. Shapes as `ModulatorShape`'s order.
+enum { CK_SINE, CK_TRIANGLE, CK_SAW, CK_SQUARE, CK_RANDOM, CK_SH };
+
+typedef struct {
+    int shape;
+    double phase, increment, reach;   // cycle position [0, 1), per frame; depth × (max − min)
+    double value, min, max;
+    uint64_t seed;
+    int64_t cycle;
+    double from, to;                  // this cycle's and the next cycle's random values
+} ck_modulator;
+
+void ck_modulator_init(ck_modulator *m, int shape, double hz, double sample_rate, double depth, double phase,
+                       uint64_t seed, double value, double min, double max);
+
+/// Renders `frames` frames of `count` parameters into `values` (`frames` a parameter).
+void ck_modulate(ck_modulator *modulators, int count, double *values, int frames);
+
 #ifdef __cplusplus
 }
 #endif
