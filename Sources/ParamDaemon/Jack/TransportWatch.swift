@@ -1,0 +1,42 @@
+import ParamCore
+
+/// The control side of following the JACK transport (SPEC §14 `transport = "jack"`): whether
+/// it is asked for, the word the process callback publishes, and what the log last said of it,
+/// so that following and falling back are each said once. Control thread, for paramd's life.
+final class TransportWatch {
+    /// `transport = "jack"`; each new client reads the transport when set.
+    var isRequested = false
+    let cell = TransportStatusCell()
+    /// The state the log last reported; `.off` before any and while no client runs.
+    private(set) var noticed = TransportFollowing.off
+    /// At most a few lines a minute when a master flaps; the rest are counted in the next.
+    private var limiter = RateLimiter(burst: 6, intervalSeconds: 60)
+
+    /// Control thread. The process callback's reader for a new client, before it is activated.
+    func reader(controlWake: Int32) -> JackTransportReader {
+        _ = cell.store(.off)
+        noticed = .off
+        return isRequested ? JackTransportReader(cell: cell, controlWake: controlWake) : .off
+    }
+
+    /// Control thread. What changed since the log last said, if it is to be said now: a start
+    /// or an end of following, with the lines held back before it. nil when there is nothing
+    /// to say, or when the limiter holds it back.
+    func change(now: Double) -> (from: TransportFollowing, to: TransportFollowing, suppressed: Int)? {
+        let state = cell.state
+        let wasFollowing = noticed == .following
+        guard state != noticed else { return nil }
+        let from = noticed
+        noticed = state
+        // Between two ways of not following (stopped, no BBT), and at start, nothing changed.
+        guard wasFollowing || state == .following else { return nil }
+        guard let suppressed = limiter.admit(now: now) else { return nil }
+        return (from, state, suppressed)
+    }
+
+    /// Control thread, once the client is closed: no period says anything any more.
+    func clientClosed() {
+        _ = cell.store(.off)
+        noticed = .off
+    }
+}
