@@ -36,7 +36,8 @@ public struct TransportFollower: Sendable, BitwiseCopyable {
     var lowBeat = Double.nan
     var highBeat = Double.nan
     var tempo = 0.0
-    var beatsPerBar = 0
+    /// The bar of the last valid reading, kept when following ends; 0 before any.
+    public private(set) var beatsPerBar = 0
     public private(set) var state = TransportFollowing.off
 
     public init() {}

@@ -20,8 +20,14 @@ extension Daemon {
     }
 
     /// Logs a start or an end of following, once each (woken by the process callback's write
-    /// to the inbox when the state changed; a master that flaps is rate-limited).
+    /// to the inbox when the state changed; a master that flaps is rate-limited), and counts
+    /// `1m` in the master's bar from then on: the renderer's timeline keeps the master's bar
+    /// when it falls back, and a new JACK connection starts on the configured one.
     func noticeTransportChange(now: Double) {
+        if jack.transport.isRequested {
+            let bar = jack.transport.cell.beatsPerBar
+            controller.beatsPerBar = bar > 0 ? bar : settings.beatsPerBar
+        }
         guard let change = jack.transport.change(now: now) else { return }
         var metadata: Logger.Metadata = [
             "tempo": "\(audio.tempo.tempoNow)", "beat": "\(audio.tempo.beatNow)",

@@ -6,9 +6,10 @@ import Glibc
 #endif
 
 /// Whether the audio side follows the JACK transport, for the control side (`/status timeline`,
-/// the log line): one word in `HotMemory` holding a `TransportFollowing`, written by the process
-/// callback when it changes and read by the control thread. For paramd's life, shared by every
-/// JACK client it opens.
+/// the log line, the bar `1m` counts): one word in `HotMemory` holding a `TransportFollowing` in
+/// its low byte and the master's beats per bar above it (0 before any reading), written by the
+/// process callback when it changes and read by the control thread. For paramd's life, shared
+/// by every JACK client it opens.
 struct TransportStatusCell: @unchecked Sendable {
     private let word: UnsafeMutablePointer<Atomic<UInt32>>
 
@@ -17,17 +18,22 @@ struct TransportStatusCell: @unchecked Sendable {
         word.initialize(to: Atomic(TransportFollowing.off.rawValue))
     }
 
-    /// Realtime-safe (and the control thread, with no client running). Whether `state` is new.
-    /// Relaxed: the word is the whole message, and the eventfd that follows a change orders it.
+    /// Realtime-safe (and the control thread, with no client running). Whether what it says is
+    /// new. Relaxed: the word is the whole message, and the eventfd that follows a change orders it.
     @_noLocks
-    func store(_ state: TransportFollowing) -> Bool {
-        word.pointee.exchange(state.rawValue, ordering: .relaxed) != state.rawValue
+    func store(_ state: TransportFollowing, beatsPerBar: Int = 0) -> Bool {
+        let value = state.rawValue | UInt32(truncatingIfNeeded: beatsPerBar & 0xFF) << 8
+        return word.pointee.exchange(value, ordering: .relaxed) != value
     }
 
     /// Any thread. What the last period said.
     var state: TransportFollowing {
-        TransportFollowing(rawValue: word.pointee.load(ordering: .relaxed)) ?? .off
+        TransportFollowing(rawValue: word.pointee.load(ordering: .relaxed) & 0xFF) ?? .off
     }
+
+    /// Any thread. The bar of the master last followed (paramd's timeline keeps it when it falls
+    /// back); 0 before any.
+    var beatsPerBar: Int { Int(word.pointee.load(ordering: .relaxed) >> 8) }
 }
 
 /// The JACK transport as the process callback reads it each period when `transport = "jack"`
@@ -62,7 +68,7 @@ struct JackTransportReader {
                                offsetFrames: offset)
         }
         let reading = follower.follow(rolling: rolling, bbt: bbt, transportFrame: position.frame, sampleRate: sampleRate)
-        if cell.store(follower.state) {
+        if cell.store(follower.state, beatsPerBar: follower.beatsPerBar) {
             var one: UInt64 = 1
             let fd = controlWake
             _ = _unsafePerformance { write(fd, &one, 8) }

@@ -33,27 +33,36 @@ import Testing
         #expect(abs(try #require(bbt.reading(sampleRate: Self.rate)).beat - (480.25 / 1920 + 0.01)) < 1e-12)
     }
 
-    @Test(arguments: [
-        ("NaN tempo", { (b: inout TransportBBT) in b.beatsPerMinute = .nan }),
-        ("no ticks per beat", { $0.ticksPerBeat = 0 }),
-        ("infinite ticks per beat", { $0.ticksPerBeat = .infinity }),
-        ("tempo under 20", { $0.beatsPerMinute = 10 }),
-        ("tempo over 999", { $0.beatsPerMinute = 1200 }),
-        ("bar 0", { $0.bar = 0 }),
-        ("beat 0", { $0.beat = 0 }),
-        ("beat past the bar", { $0.beat = 5 }),
-        ("negative tick", { $0.tick = -1 }),
-        ("tick past the beat", { $0.tick = 1920 }),
-        ("NaN beats per bar", { $0.beatsPerBar = .nan }),
-        ("no beats per bar", { $0.beatsPerBar = 0 }),
-        ("100 beats per bar", { $0.beatsPerBar = 100 }),
-        ("no beat type", { $0.beatType = 0 }),
-        ("infinite tick_double", { $0.tickDouble = .infinity }),
-    ] as [(String, @Sendable (inout TransportBBT) -> Void)])
-    func aFieldNoMasterCanMeanMakesTheBBTInvalid(_ what: String, _ spoil: @Sendable (inout TransportBBT) -> Void) {
-        var bbt = TransportBBT(bar: 2, beat: 4, tick: 100, beatsPerBar: 4, beatType: 4, ticksPerBeat: 1920, beatsPerMinute: 120)
-        #expect(bbt.reading(sampleRate: Self.rate) != nil)
-        spoil(&bbt)
+    /// A valid BBT with one field spoiled as `what` says.
+    static func spoiled(_ what: String) -> TransportBBT {
+        var b = TransportBBT(bar: 2, beat: 4, tick: 100, beatsPerBar: 4, beatType: 4, ticksPerBeat: 1920, beatsPerMinute: 120)
+        switch what {
+        case "NaN tempo": b.beatsPerMinute = .nan
+        case "no ticks per beat": b.ticksPerBeat = 0
+        case "infinite ticks per beat": b.ticksPerBeat = .infinity
+        case "tempo under 20": b.beatsPerMinute = 10
+        case "tempo over 999": b.beatsPerMinute = 1200
+        case "bar 0": b.bar = 0
+        case "beat 0": b.beat = 0
+        case "beat past the bar": b.beat = 5
+        case "negative tick": b.tick = -1
+        case "tick past the beat": b.tick = 1920
+        case "NaN beats per bar": b.beatsPerBar = .nan
+        case "no beats per bar": b.beatsPerBar = 0
+        case "100 beats per bar": b.beatsPerBar = 100
+        case "no beat type": b.beatType = 0
+        case "infinite tick_double": b.tickDouble = .infinity
+        default: break
+        }
+        return b
+    }
+
+    @Test(arguments: ["NaN tempo", "no ticks per beat", "infinite ticks per beat", "tempo under 20", "tempo over 999", "bar 0",
+                      "beat 0", "beat past the bar", "negative tick", "tick past the beat", "NaN beats per bar",
+                      "no beats per bar", "100 beats per bar", "no beat type", "infinite tick_double"])
+    func aFieldNoMasterCanMeanMakesTheBBTInvalid(_ what: String) {
+        #expect(Self.spoiled("none").reading(sampleRate: Self.rate) != nil)
+        let bbt = Self.spoiled(what)
         #expect(bbt.reading(sampleRate: Self.rate) == nil, "\(what)")
         var follower = TransportFollower()
         #expect(follower.follow(rolling: true, bbt: bbt, transportFrame: 0, sampleRate: Self.rate) == nil)
@@ -78,8 +87,8 @@ import Testing
         var worstFrames = 0.0, lastHalf = 0.0
         for n in 0..<400 {
             let frame = UInt32(1_000_003 + n * period)
-            let reading = try #require(follower.follow(rolling: true, bbt: Self.bbt(frame: frame), transportFrame: frame,
-                                                       sampleRate: Self.rate))
+            let followed = follower.follow(rolling: true, bbt: Self.bbt(frame: frame), transportFrame: frame, sampleRate: Self.rate)
+            let reading = try #require(followed)
             let errorFrames = abs(reading.beat - Double(frame) * beatsPerFrame) / beatsPerFrame
             worstFrames = max(worstFrames, errorFrames)
             if n >= 200 { lastHalf = max(lastHalf, errorFrames) }
@@ -96,16 +105,18 @@ import Testing
             _ = follower.follow(rolling: true, bbt: Self.bbt(frame: frame), transportFrame: frame, sampleRate: Self.rate)
         }
         // Located to bar 11 (frame 864,000 at 100 BPM in 3/4 is beat 30): the reading is there at once.
-        let located = try #require(follower.follow(rolling: true, bbt: Self.bbt(frame: 864_000), transportFrame: 864_000,
-                                                   sampleRate: Self.rate))
+        let atLocate = follower.follow(rolling: true, bbt: Self.bbt(frame: 864_000), transportFrame: 864_000, sampleRate: Self.rate)
+        let located = try #require(atLocate)
         #expect(abs(located.beat - 30) < 1.0 / 1920)
         // A master that jumps its BBT without moving the frame: followed, not held to the old line.
         var jumped = Self.bbt(frame: 864_256)
         jumped.bar += 2
-        let moved = try #require(follower.follow(rolling: true, bbt: jumped, transportFrame: 864_256, sampleRate: Self.rate))
+        let afterJump = follower.follow(rolling: true, bbt: jumped, transportFrame: 864_256, sampleRate: Self.rate)
+        let moved = try #require(afterJump)
         #expect(abs(moved.beat - (36 + 256 * 100 / (60 * Self.rate))) < 1.0 / 1920)
-        let faster = try #require(follower.follow(rolling: true, bbt: Self.bbt(frame: 864_512, bpm: 140), transportFrame: 864_512,
-                                                  sampleRate: Self.rate))
+        let atNewTempo = follower.follow(rolling: true, bbt: Self.bbt(frame: 864_512, bpm: 140), transportFrame: 864_512,
+                                         sampleRate: Self.rate)
+        let faster = try #require(atNewTempo)
         #expect(faster.tempo == 140)
         #expect(abs(faster.beat - 864_512 * 140 / (60 * Self.rate)) < 1.0 / 1920)
     }
