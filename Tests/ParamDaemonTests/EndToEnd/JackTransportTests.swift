@@ -34,7 +34,7 @@ struct JackTransportTests {
         return (name, Double(beat), frame, Double(tempo))
     }
 
-    @Test func paramdFollowsATimebaseMastersBBTAndFallsBackOnceWhenItStops() async throws {
+    @Test func paramdFollowsATimebaseMastersBBTAndFallsBackOnceWhenItStopsOrGoes() async throws {
         let server = try JackServer.required()
         let script = Binaries.packageRoot.appendingPathComponent("Tests/Support/jack-timebase-master.py").path
         let fallback = "paramd falls back to its own timeline"
@@ -42,7 +42,7 @@ struct JackTransportTests {
         var afterStop: (name: String, beat: Double, frame: Int64, tempo: Double)?
         var line: MasterLine?
         var tempoError: OSCMessage?
-        var log = ""
+        var log = "", logAtStop = ""
         let found: (Int64, FrameTimeline)? = try await recordUntilCovered("quantize 1m on the master's bar line") {
             let rig = try await MusicalTimeTests.Rig.start("paramd-transport", arguments: ["--transport", "jack"])
             let input = try CommandPipe(label: "timebase-master")
@@ -72,8 +72,17 @@ struct JackTransportTests {
             try await rig.paramd.process.waitForLine(containing: fallback, on: .stderr)
             try await rig.recorder.record(seconds: 0.5)
             afterStop = try await Self.timeline(rig.client)
+            logAtStop = rig.paramd.process.standardError
+            // Rolling again, then the master goes away: paramd follows again, then falls back.
+            try input.send("start")
+            try await waitUntil("/status timeline is jack again", timeout: .seconds(5)) {
+                try await Self.timeline(rig.client)?.name == "jack"
+            }
             try input.send("quit")
             #expect(try await master.waitForExit() == .exited(0))
+            try await waitUntil("/status timeline is internal without a master", timeout: .seconds(5)) {
+                try await Self.timeline(rig.client)?.name == "internal"
+            }
             let recording = try await rig.finish()
             log = rig.paramd.process.standardError
             return recording
@@ -97,6 +106,12 @@ struct JackTransportTests {
         // Stopped: paramd's own timeline runs on from the master's line at its last tempo.
         #expect(after.name == "internal" && after.tempo == 100)
         #expect(abs(after.beat - master.beat(at: after.frame)) <= frame, "the beat continues where the master's would")
-        #expect(log.components(separatedBy: fallback).count - 1 == 1, "the fallback is logged once")
+        func count(_ text: String, in log: String) -> Int { log.components(separatedBy: text).count - 1 }
+        #expect(count(fallback, in: logAtStop) == 1, "the fallback is logged once")
+        #expect(count("the JACK transport stopped: \(fallback)", in: logAtStop) == 1)
+        // Followed again, then the master gone: one more line each, saying why.
+        #expect(count("following the JACK transport's timebase master", in: log) == 2)
+        #expect(count(fallback, in: log) == 2)
+        TestLog.write("the log's transport lines: \(log.split(separator: "\n").filter { $0.contains("JACK transport") })")
     }
 }
