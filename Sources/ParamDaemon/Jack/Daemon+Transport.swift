@@ -21,14 +21,17 @@ extension Daemon {
 
     /// Logs a start or an end of following, once each (woken by the process callback's write
     /// to the inbox when the state changed; a master that flaps is rate-limited), and counts
-    /// `1m` in the master's bar from then on: the renderer's timeline keeps the master's bar
-    /// when it falls back, and a new JACK connection starts on the configured one.
+    /// `1m` in the master's bar and at its tempo from then on (the 24-hour limit, a glide's
+    /// length): the renderer's timeline keeps both when it falls back, and a new JACK
+    /// connection starts on the configured bar.
     func noticeTransportChange(now: Double) {
         if jack.transport.isRequested {
             let bar = jack.transport.cell.beatsPerBar
             controller.beatsPerBar = bar > 0 ? bar : settings.beatsPerBar
+            if followsJackTransport { controller.tempo = audio.tempo.tempoNow }
         }
         guard let change = jack.transport.change(now: now) else { return }
+        if change.from == .following { controller.tempo = audio.tempo.tempoNow }
         var metadata: Logger.Metadata = [
             "tempo": "\(audio.tempo.tempoNow)", "beat": "\(audio.tempo.beatNow)",
         ]
