@@ -32,10 +32,11 @@ extension Daemon {
         }
         guard let change = jack.transport.change(now: now) else { return }
         if change.from == .following { controller.tempo = audio.tempo.tempoNow }
+        guard let suppressed = change.suppressed else { return }
         var metadata: Logger.Metadata = [
             "tempo": "\(audio.tempo.tempoNow)", "beat": "\(audio.tempo.beatNow)",
         ]
-        if change.suppressed > 0 { metadata["suppressed"] = "\(change.suppressed)" }
+        if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
         if change.to == .following {
             log.notice("following the JACK transport's timebase master", metadata: metadata)
         } else {

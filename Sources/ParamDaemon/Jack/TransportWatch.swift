@@ -19,19 +19,17 @@ final class TransportWatch {
         return isRequested ? JackTransportReader(cell: cell, controlWake: controlWake) : .off
     }
 
-    /// Control thread. What changed since the log last said, if it is to be said now: a start
-    /// or an end of following, with the lines held back before it. nil when there is nothing
-    /// to say, or when the limiter holds it back.
-    func change(now: Double) -> (from: TransportFollowing, to: TransportFollowing, suppressed: Int)? {
+    /// Control thread. A start or an end of following since the last call, nil when there is
+    /// none; `suppressed` is the count of lines held back before it, nil when the limiter holds
+    /// this one back too.
+    func change(now: Double) -> (from: TransportFollowing, to: TransportFollowing, suppressed: Int?)? {
         let state = cell.state
-        let wasFollowing = noticed == .following
         guard state != noticed else { return nil }
         let from = noticed
         noticed = state
         // Between two ways of not following (stopped, no BBT), and at start, nothing changed.
-        guard wasFollowing || state == .following else { return nil }
-        guard let suppressed = limiter.admit(now: now) else { return nil }
-        return (from, state, suppressed)
+        guard from == .following || state == .following else { return nil }
+        return (from, state, limiter.admit(now: now))
     }
 
     /// Control thread, once the client is closed: no period says anything any more.
