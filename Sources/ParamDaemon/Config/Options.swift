@@ -149,6 +149,9 @@ struct Options: ParsableCommand {
     @Option(name: .customLong(SettingsTable.beatsPerBar.longName), help: SettingsTable.beatsPerBar.argumentHelp)
     var beatsPerBar: String?
 
+    @Option(name: .customLong(SettingsTable.transport.longName), help: SettingsTable.transport.argumentHelp)
+    var transport: String?
+
     @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?
 

@@ -29,6 +29,8 @@ struct Settings: Equatable, Sendable {
     /// paramd's own timeline (SPEC §14): its tempo in BPM and the beats in a bar.
     var tempo: Double = 0
     var beatsPerBar = 0
+    /// Whose timeline paramd follows besides its own (SPEC §14 `transport`).
+    var transport = TransportSource.none
     /// Parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
     /// Ports connected to midi_in (SPEC §10).
@@ -130,4 +132,10 @@ struct Settings: Equatable, Sendable {
         }
         return path
     }
+}
+
+/// `transport` (SPEC §14): `jack` follows the JACK transport's BBT when a timebase master gives
+/// it; `none` keeps to paramd's own timeline.
+enum TransportSource: String, Sendable {
+    case none, jack
 }

@@ -11,7 +11,7 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, tempo, beatsPerBar, logLevel, allow, open, tokenFile, readTokenFile,
+        subscriptionTtl, tempo, beatsPerBar, transport, logLevel, allow, open, tokenFile, readTokenFile,
     ]
 
     /// The row for config-file key `key`.
@@ -167,6 +167,16 @@ enum SettingsTable {
         field: \.beatsPerBar, given: { $0.beatsPerBar.map(SettingInput.text) },
         parse: { (input) throws(SettingProblem) in
             try SettingParse.integer(input, Timeline.beatsPerBarRange, "a whole number of beats, 1…64")
+        })
+
+    static let transport = SettingSpec(
+        key: "transport", valueName: "source", form: .string, reload: .restart, default: TransportSource.none,
+        help: "jack: follow the JACK transport's bar/beat/tick while a timebase master gives it and the transport rolls, else paramd's own timeline runs on; none: paramd's own timeline only (docs/MUSICAL-TIME.md)",
+        field: \.transport, given: { $0.transport.map(SettingInput.text) },
+        parse: { (input) throws(SettingProblem) in
+            let s = SettingParse.text(input)
+            guard let source = TransportSource(rawValue: s) else { throw SettingProblem("must be jack or none (got '\(s)')") }
+            return source
         })
 
     static let logLevel = SettingSpec(

@@ -89,6 +89,7 @@ extension Daemon {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }
         measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureIntervalSeconds)
+        noticeTransportChange(now: now)
         if jack.isConnected, JackEvents.shared.serverGone.load(ordering: .acquiring) {  // pairs with paramdShutdown
             closeAfterServerLoss(now: now)
         }

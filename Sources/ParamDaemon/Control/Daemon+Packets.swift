@@ -103,6 +103,8 @@ extension Daemon {
             query(message, route.action, replyingTo: channel)
         case .midiLearn, .midiForget, .midiMap:
             midiRequest(message, route.action, replyingTo: channel)
+        case .tempo where followsJackTransport:
+            refuse(message, Self.tempoRefusalWhileFollowing, replyingTo: channel)
         case .tempoGet:
             guard message.arguments.isEmpty else { return refuse(message, "takes no arguments", replyingTo: channel) }
             channel.send(OSCMessage("/tempo", [.float32(Float(audio.tempo.tempoNow))]))

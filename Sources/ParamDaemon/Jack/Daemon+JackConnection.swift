@@ -15,6 +15,7 @@ extension Daemon {
         controller.restartSerials()
         let targets = controller
         let previous: Renderer
+        jack.transport.isRequested = settings.transport == .jack
         do {
             previous = try jack.connect(registry: targets.registry) { rate in
                 Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) }, counters: audio.counters,

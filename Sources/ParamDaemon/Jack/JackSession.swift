@@ -30,6 +30,8 @@ final class JackSession {
     let wake: FeedbackWake
     /// The control thread's wait for a period (exit's fade, a reload).
     let periodWaiter = PeriodWaiter()
+    /// Following the JACK transport (`transport = "jack"`): asked for, and what periods say.
+    let transport = TransportWatch()
     private let controlWake: Int32
     /// The MIDI engine every client's process callback runs (it outlives the connections).
     private let midi: MIDIEngine
@@ -71,6 +73,7 @@ final class JackSession {
         let fresh = try JackClient(name: requestedName, server: server, registry: registry, wake: wake, periodWaiter: periodWaiter,
                                    controlWake: controlWake, midi: midi, makeRenderer: makeRenderer)
         fresh.handles.counters.beginRenderer()  // the counters carry on from the last renderer
+        fresh.context.pointee.transport = transport.reader(controlWake: controlWake)
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()
         do {
@@ -117,6 +120,7 @@ final class JackSession {
         lastSampleRate = lost.sampleRate
         lastBufferSize = lost.bufferSize
         lost.closeAfterServerLoss()
+        transport.clientClosed()
         let renderer = lost.takeRenderer()
         client = nil
         parked = renderer

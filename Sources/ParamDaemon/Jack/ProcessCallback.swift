@@ -51,6 +51,8 @@ struct ProcessContext {
     /// Audio thread only: `midi_out` may hold events from the last period it was connected, so
     /// it is cleared once more when it has no connection left (and once at the start).
     var midiOutDirty = true
+    /// The JACK transport, read each period when `transport = "jack"` (TransportReading.swift).
+    var transport = JackTransportReader.off
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -104,6 +106,8 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(.urgentEvents)
     let valuesBefore = counters.load(.valueEvents)
+    let renderRate = context.pointee.renderer.sampleRate
+    let outside = context.pointee.transport.reading(client: client, sampleRate: renderRate)
     context.pointee.renderer.render(
         frames: Int(nframes), clock: clock, jackFrame: rc == 0 ? cycleFrames : nil,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },
@@ -112,6 +116,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         out2: o2.assumingMemoryBound(to: Float.self),
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
+        outsideTimeline: outside,
         local: UnsafePointer(midi.local), localCount: midi.localCount)
     context.pointee.periodWaiter.periodEnded(count: counters.load(.periods))
     if midiLinks.connections(.midiOut) != 0 {

@@ -54,7 +54,7 @@ extension Daemon {
             ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiIn) ?? 0))),
             ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiOut) ?? 0))),
             ("server", .string(JackServerKind.library.rawValue)),
-            ("timeline", .string("internal")),
+            ("timeline", .string(transportTimelineName)),
             ("tempo", .float32(Float(audio.tempo.tempoNow))),
             ("beat", .float32(Float(audio.tempo.beatNow))),
             ("beat_frame", .int64(Int64(audio.tempo.jackFrameNow))),

@@ -12,7 +12,8 @@ import Glibc
 /// sent on (SPEC §8) — answers OSC, and reads JACK MIDI into animations and writes feedback
 /// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way), and
 /// recalls scenes, undoes them with `_previous`, and morphs between them (SPEC §13), and
-/// starts animations in musical time on the timeline's grid while /tempo re-times them (§14).
+/// starts animations in musical time on the timeline's grid while /tempo re-times them, and
+/// follows a JACK timebase master's BBT and falls back when the transport stops (§14).
 /// The shim also counts the page faults the callback takes: once every kind of message has
 /// been through it (the first rounds, before anyone subscribes), none, however far the rings
 /// fill (the control side makes the memory the audio thread writes resident beforehand).
@@ -25,6 +26,8 @@ struct AllocationTests {
         var forwarded = 0
         let home = TestHome("alloc")
         try home.writeConfig("""
+            transport = "jack"
+
             [cutoff]
             min = 20
             max = 20000
@@ -104,6 +107,19 @@ struct AllocationTests {
         let midiIn = try await JackTool.midi(server: server, connect: ["paramd-alloc:midi_in"], send: events)
         let midiOut = try await JackTool.midi(server: server, record: ["paramd-alloc:midi_out"])
         let client = try OSCClient(port: paramd.port)
+        // A timebase master at 100 BPM in 3/4: paramd follows it, falls back when the transport
+        // stops and follows again, once before the counter is warm and again in round 30 and 40.
+        let masterInput = try CommandPipe(label: "alloc-timebase-master")
+        let masterCommand = masterInput.command(["python3", Binaries.packageRoot.appendingPathComponent("Tests/Support/jack-timebase-master.py").path,
+                                                 server.name, "100", "3", "1920"])
+        let master = try ChildProcess(masterCommand[0], Array(masterCommand.dropFirst()), label: "alloc-timebase-master")
+        try await master.waitForLine(exactly: "ready")
+        for (command, timeline) in [("start", "jack"), ("stop", "internal"), ("start", "jack")] {
+            try masterInput.send(command)
+            try await waitUntil("/status timeline is \(timeline)", timeout: .seconds(5)) {
+                try await client.request("/status", reply: "/status")?.statusPairs["timeline"] == .string(timeline)
+            }
+        }
         var warm: AllocationReport? = nil
         let curves = ["linear", "easeIn", "easeOut", "easeInEaseOut", "default", "cubic-bezier(0.1,0.7,0.9,0.2)"]
         for round in 0..<60 {
@@ -173,11 +189,14 @@ struct AllocationTests {
             try client.send("/fader/mod/stop", [.float32(0.02)])
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
+            if round == 30 || round == 40 { try masterInput.send(round == 30 ? "stop" : "start") }
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }
             try await Task.sleep(for: .milliseconds(25))  // pacing: the 60 rounds spread over 1.5 s, beside MIDI, feedback and sends
             _ = client.socket.drain()
             forwarded += sink.socket.drain().count
         }
+        try masterInput.send("quit")
+        #expect(try await master.waitForExit() == .exited(0))
         let sent = try await midiIn.stop()
         let fed = try await midiOut.stop()
         try await feeder.stop()
