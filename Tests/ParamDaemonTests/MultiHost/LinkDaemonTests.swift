@@ -88,4 +88,51 @@ struct LinkDaemonTests {
             try await server.stop()
         }
     }
+
+    /// `link` is live: a SIGHUP that turns it off leaves the session (the peer counts none,
+    /// `/status` says `internal`) and one that turns it on again joins it (the peer counts paramd
+    /// again). The config file says it (`--link` on the command line would win over the file).
+    @Test func aReloadLeavesAndJoinsTheSession() async throws {
+        let script = Binaries.packageRoot.appendingPathComponent("Tests/Support/link-peer.py").path
+        let name = "paramd-link-reload"
+        let config = TestDirectory.file("link-reload") + ".toml"
+        func configure(link: Bool) throws {
+            try "link = \(link)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try configure(link: true)
+        try await NetworkLab.with(hosts: 2) { lab in
+            let server = try await JackServer.start(rate: 48_000, period: 256, namespace: lab.hosts[0].namespace)
+            do {
+                let peerInput = try CommandPipe(label: "link-peer-reload")
+                let peer = try lab.spawn(in: lab.hosts[1], peerInput.command(["python3", script, "120"]), label: "link-peer-reload")
+                try await peer.waitForLine(exactly: "ready", timeout: .seconds(30))
+                let paramd = try await HostedParamd.start(lab, on: lab.hosts[0], server: server, name: name, port: 9000,
+                                                          arguments: ["--config", config])
+                let client = OSCClient(port: 9000, socket: try lab.udpSocket(in: lab.hosts[0]))
+                try await peer.waitForLine(exactly: "peers 1", timeout: .seconds(20))
+
+                try configure(link: false)
+                paramd.process.signal(SIGHUP)
+                try await paramd.process.waitForLine(containing: "Link: left the session (link = false", on: .stderr)
+                try await peer.waitForLine(exactly: "peers 0", timeout: .seconds(20))
+                let status = try await client.request("/status", reply: "/status")
+                #expect(Self.status("timeline", in: status) == .string("internal"), "\(String(describing: status))")
+                #expect(Self.status("link_peers", in: status) == .int32(0), "\(String(describing: status))")
+
+                try configure(link: true)
+                paramd.process.signal(SIGHUP)
+                try await waitUntil("the peer counts paramd again", timeout: .seconds(20)) {
+                    peer.standardOutput.split(separator: "\n").filter { $0 == "peers 1" }.count == 2
+                }
+                #expect(Self.status("timeline", in: try await client.request("/status", reply: "/status")) == .string("link"))
+                #expect(try await paramd.stop() == .exited(0), "\(paramd.process.outputSummary())")
+                try peerInput.send("quit")
+                _ = try await peer.waitForExit(timeout: .seconds(20))
+            } catch {
+                try? await server.stop()
+                throw error
+            }
+            try await server.stop()
+        }
+    }
 }
