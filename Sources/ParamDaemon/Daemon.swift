@@ -5,7 +5,7 @@ import ParamSystem
 
 /// paramd's control thread and what it owns (SPEC §4, §5, §6). Its work is in extensions,
 /// one folder per duty (Control/, Jack/, Config/, Persistence/, MIDI/, HTTP/, Status/, OSC/,
-/// Session/); docs/ARCHITECTURE.md, "Modules and folders", maps them.
+/// Session/, Link/); docs/ARCHITECTURE.md, "Modules and folders", maps them.
 final class Daemon {
     // Config/: the settings in force and where they came from.
     /// The settings in force (command line over config file); a reload may change some.
@@ -57,6 +57,13 @@ final class Daemon {
     var jackRetry = JackRetry()
     /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
     var clock = ClockWatch()
+
+    // Link/: Ableton Link's session while `link` is on (Link/Daemon+Link.swift).
+    var linkSession: LinkSession?
+    /// A `/tempo` glide being stepped on Link's session.
+    var linkGlide: LinkTempoGlide?
+    /// The peer count the log last gave.
+    var linkPeersLogged = 0
 
     /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
     /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
@@ -138,6 +145,7 @@ final class Daemon {
                               maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)
         startMIDI()
+        if settings.link { startLink() }
         logPageURLs(httpPort: http == nil ? 0 : settings.httpPort)
     }
 

@@ -151,6 +151,8 @@ struct Options: ParsableCommand {
 
     @Option(name: .customLong(SettingsTable.transport.longName), help: SettingsTable.transport.argumentHelp)
     var transport: String?
+    @Flag(name: .customLong(SettingsTable.link.longName), inversion: .prefixedNo, help: SettingsTable.link.argumentHelp)
+    var link: Bool?
 
     @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?

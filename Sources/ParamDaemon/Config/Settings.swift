@@ -31,6 +31,8 @@ struct Settings: Equatable, Sendable {
     var beatsPerBar = 0
     /// Whose timeline paramd follows besides its own (SPEC §14 `transport`).
     var transport = TransportSource.none
+    /// Ableton Link's session is the timeline (SPEC §14, Link/LinkSession.swift).
+    var link = false
     /// Parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
     /// Ports connected to midi_in (SPEC §10).

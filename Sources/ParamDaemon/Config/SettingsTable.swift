@@ -11,7 +11,7 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, tempo, beatsPerBar, transport, logLevel, allow, open, tokenFile, readTokenFile,
+        subscriptionTtl, tempo, beatsPerBar, link, transport, logLevel, allow, open, tokenFile, readTokenFile,
     ]
 
     /// The row for config-file key `key`.
@@ -169,6 +169,11 @@ enum SettingsTable {
             try SettingParse.integer(input, Timeline.beatsPerBarRange, "a whole number of beats, 1…64")
         })
 
+    static let link = SettingSpec(
+        key: "link", valueName: nil, form: .boolean, reload: .live, default: false,
+        help: "Join an Ableton Link session on every network interface: its tempo and bar line become paramd's timeline, and /tempo sets the tempo for every peer (docs/MUSICAL-TIME.md)",
+        field: \.link, given: { $0.link.map(SettingInput.flag) },
+        parse: { (input) throws(SettingProblem) in SettingParse.flag(input) })
     static let transport = SettingSpec(
         key: "transport", valueName: "source", form: .string, reload: .restart, default: TransportSource.none,
         help: "jack: follow the JACK transport's bar/beat/tick while a timebase master gives it and the transport rolls, else paramd's own timeline runs on; none: paramd's own timeline only (docs/MUSICAL-TIME.md)",

@@ -32,6 +32,8 @@ struct ProcessContext {
     let jackThreads: ThreadTable
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
+    /// Link's session, when paramd is in one: its timeline is the renderer's (LinkAudioSide.swift).
+    let linkAudio: LinkAudioSide
     /// CV ports (SPEC §8.1) by parameter slot, written by the control thread before the
     /// command that makes the renderer use the slot's port (the ring's release/acquire orders
     /// the two), and cleared only after the renderer stopped using it; and each period's port
@@ -102,12 +104,15 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     if midiLinks.connections(.midiIn) != 0 {
         readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
     }
+    let linkAudio = context.pointee.linkAudio
+    let linkReading = rc == 0 ? linkAudio.reading(out1: out1, periodJackMicros: currentMicros, sampleRate: rate) : nil
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(.urgentEvents)
     let valuesBefore = counters.load(.valueEvents)
-    let renderRate = context.pointee.renderer.sampleRate
-    let outside = context.pointee.transport.reading(client: client, sampleRate: renderRate)
+    // Link's timeline first; the JACK transport's only without a Link session (SPEC §14).
+    let outside = linkAudio.isJoined ? linkReading
+        : context.pointee.transport.reading(client: client, sampleRate: context.pointee.renderer.sampleRate)
     context.pointee.renderer.render(
         frames: Int(nframes), clock: clock, jackFrame: rc == 0 ? cycleFrames : nil,
         in1: i1.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) },

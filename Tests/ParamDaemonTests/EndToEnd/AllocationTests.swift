@@ -17,30 +17,62 @@ import Glibc
 /// The shim also counts the page faults the callback takes: once every kind of message has
 /// been through it (the first rounds, before anyone subscribes), none, however far the rings
 /// fill (the control side makes the memory the audio thread writes resident beforehand).
+/// LinkAllocationTests runs the same with `link = true`, beside a Link peer.
 @Suite(.serialized, .jackServer(rate: 48000, period: 64))
 struct AllocationTests {
     @Test func theLiveJackThreadAllocatesNothingWhileParamdAnimatesAndAnswersOSC() async throws {
         let server = try JackServer.required()
         let report = TestDirectory.file("alloc-paramd") + ".txt"
         let sink = try OSCClient(port: 9)  // where the sends go; counted and dropped
-        var forwarded = 0
         let home = TestHome("alloc")
-        try home.writeConfig("""
-            transport = "jack"
+        try home.writeConfig("transport = \"jack\"\n\n" + Self.config(sinkPort: sink.socket.port))
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
+                                                   environment: try Self.environment(report: report, home: home))
+        let client = try OSCClient(port: paramd.port)
+        // A timebase master at 100 BPM in 3/4: paramd follows it, falls back when the transport
+        // stops and follows again, once before the counter is warm and again in round 30 and 40.
+        let masterInput = try CommandPipe(label: "alloc-timebase-master")
+        let masterCommand = masterInput.command(["python3", Binaries.packageRoot.appendingPathComponent("Tests/Support/jack-timebase-master.py").path,
+                                                 server.name, "100", "3", "1920"])
+        let master = try ChildProcess(masterCommand[0], Array(masterCommand.dropFirst()), label: "alloc-timebase-master")
+        try await master.waitForLine(exactly: "ready")
+        for (command, timeline) in [("start", "jack"), ("stop", "internal"), ("start", "jack")] {
+            try masterInput.send(command)
+            try await waitUntil("/status timeline is \(timeline)", timeout: .seconds(5)) {
+                try await client.request("/status", reply: "/status")?.statusPairs["timeline"] == .string(timeline)
+            }
+        }
+        try await Self.exercise(server: server, paramd: "paramd-alloc", client: client, sink: sink, report: report,
+                                eachRound: { round in
+                                    if round == 30 || round == 40 { try masterInput.send(round == 30 ? "stop" : "start") }
+                                }) { try await paramd.stop() }
+        try masterInput.send("quit")
+        #expect(try await master.waitForExit() == .exited(0))
+    }
 
+    /// The shim's environment, reporting every 50 ms, with `home`'s config and state.
+    static func environment(report: String, home: TestHome) throws -> [String: String] {
+        try Binaries.allocShimEnvironment(report: report).merging(home.environment) { $1 }
+            .merging(["PARAMD_ALLOC_REPORT_INTERVAL": "0.05"]) { $1 }
+    }
+
+    /// Declared parameters with CV ports and sends to `sinkPort`, MIDI mappings of every
+    /// kind, two scenes.
+    static func config(sinkPort: UInt16) -> String {
+        """
             [cutoff]
             min = 20
             max = 20000
             domain = "log"
             cv = true
             cv-scale = "unit"
-            send = { url = "osc.udp://127.0.0.1:\(sink.socket.port)/n_set", args = [1000, "cutoff", "$value"], rate = 0 }
+            send = { url = "osc.udp://127.0.0.1:\(sinkPort)/n_set", args = [1000, "cutoff", "$value"], rate = 0 }
 
             [fader]
             min = -60
             max = 6
             cv = true
-            send = [{ url = "osc.udp://127.0.0.1:\(sink.socket.port)/fader", rate = 200 }]
+            send = [{ url = "osc.udp://127.0.0.1:\(sinkPort)/fader", rate = 200 }]
 
             [idle]
             min = 0
@@ -88,11 +120,18 @@ struct AllocationTests {
             volume = 0.2
             cutoff = 3000
             pan = -0.5
-            """)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
-                                                   environment: try Binaries.allocShimEnvironment(report: report)
-                                                       .merging(home.environment) { $1 }.merging(["PARAMD_ALLOC_REPORT_INTERVAL": "0.05"]) { $1 })
-        let feeder = try await JackTool.feed(server: server, name: "feeder-alloc", connect: ["paramd-alloc:in_1", "paramd-alloc:in_2"], value: 0.5)
+            """
+    }
+
+    /// Drives the running paramd named `paramd` on `server` through `client` for 1.5 s (every
+    /// kind of message, MIDI in and out, a subscriber; `eachRound` adds to each of the 60
+    /// rounds), stops it with `stop`, and checks the
+    /// shim's `report`: no allocation, no free, no page fault once warm.
+    static func exercise(server: JackServer, paramd: String, client: OSCClient, sink: OSCClient, report: String,
+                         eachRound: (Int) async throws -> Void = { _ in },
+                         stop: () async throws -> ExitStatus) async throws {
+        var forwarded = 0
+        let feeder = try await JackTool.feed(server: server, name: "feeder-alloc", connect: ["\(paramd):in_1", "\(paramd):in_2"], value: 0.5)
         // MIDI through the run: every kind of mapping, some events sharing a frame.
         var events: [(period: Int, offset: Int, bytes: [UInt8])] = []
         for k in stride(from: 0, to: 1600, by: 2) {
@@ -104,22 +143,8 @@ struct AllocationTests {
             if k % 16 == 0 { events += [(k, 30, [0x90, 40 + v % 40, 1 + v % 100]), (k + 1, 30, [0x80, 40 + v % 40, 0])] }
             if k % 10 == 0 { events.append((k, 40, [0xB3, 74, v])) }  // unmapped: what the learn below binds
         }
-        let midiIn = try await JackTool.midi(server: server, connect: ["paramd-alloc:midi_in"], send: events)
-        let midiOut = try await JackTool.midi(server: server, record: ["paramd-alloc:midi_out"])
-        let client = try OSCClient(port: paramd.port)
-        // A timebase master at 100 BPM in 3/4: paramd follows it, falls back when the transport
-        // stops and follows again, once before the counter is warm and again in round 30 and 40.
-        let masterInput = try CommandPipe(label: "alloc-timebase-master")
-        let masterCommand = masterInput.command(["python3", Binaries.packageRoot.appendingPathComponent("Tests/Support/jack-timebase-master.py").path,
-                                                 server.name, "100", "3", "1920"])
-        let master = try ChildProcess(masterCommand[0], Array(masterCommand.dropFirst()), label: "alloc-timebase-master")
-        try await master.waitForLine(exactly: "ready")
-        for (command, timeline) in [("start", "jack"), ("stop", "internal"), ("start", "jack")] {
-            try masterInput.send(command)
-            try await waitUntil("/status timeline is \(timeline)", timeout: .seconds(5)) {
-                try await client.request("/status", reply: "/status")?.statusPairs["timeline"] == .string(timeline)
-            }
-        }
+        let midiIn = try await JackTool.midi(server: server, connect: ["\(paramd):midi_in"], send: events)
+        let midiOut = try await JackTool.midi(server: server, record: ["\(paramd):midi_out"])
         var warm: AllocationReport? = nil
         let curves = ["linear", "easeIn", "easeOut", "easeInEaseOut", "default", "cubic-bezier(0.1,0.7,0.9,0.2)"]
         for round in 0..<60 {
@@ -189,18 +214,16 @@ struct AllocationTests {
             try client.send("/fader/mod/stop", [.float32(0.02)])
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
-            if round == 30 || round == 40 { try masterInput.send(round == 30 ? "stop" : "start") }
+            try await eachRound(round)
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }
             try await Task.sleep(for: .milliseconds(25))  // pacing: the 60 rounds spread over 1.5 s, beside MIDI, feedback and sends
             _ = client.socket.drain()
             forwarded += sink.socket.drain().count
         }
-        try masterInput.send("quit")
-        #expect(try await master.waitForExit() == .exited(0))
         let sent = try await midiIn.stop()
         let fed = try await midiOut.stop()
         try await feeder.stop()
-        #expect(try await paramd.stop() == .exited(0))
+        #expect(try await stop() == .exited(0))
         TestLog.write("MIDI while the counter ran: \(sent.sent.count) events sent into midi_in, \(fed.received.count) feedback messages out of midi_out")
         #expect(sent.sent.count > 1000, "MIDI in was busy: \(sent.sent.count)")
         #expect(fed.received.count > 100, "feedback was busy: \(fed.received.count)")
