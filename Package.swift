@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "ParamSystem", "CJack", "CLinux", "CAvahi", "CSodium", "CQRencode",
+                "ParamCore", "ParamSystem", "CJack", "CLinux", "CAvahi", "CSodium", "CQRencode", "CLinkBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

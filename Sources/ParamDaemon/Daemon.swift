@@ -58,6 +58,13 @@ final class Daemon {
     /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
     var clock = ClockWatch()
 
+    // Link/: Ableton Link's session while `link` is on (Link/Daemon+Link.swift).
+    var linkSession: LinkSession?
+    /// A `/tempo` glide being stepped on Link's session.
+    var linkGlide: LinkTempoGlide?
+    /// The peer count the log last gave.
+    var linkPeersLogged = 0
+
     /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
     /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
     /// not fit the ring. `late` (time-tagged commands whose time had passed, SPEC §4.6) and
@@ -137,6 +144,7 @@ final class Daemon {
                               maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               registry: starting.registry, log: log)
         startMIDI()
+        if settings.link { startLink() }
         logPageURLs(httpPort: http == nil ? 0 : settings.httpPort)
     }
 

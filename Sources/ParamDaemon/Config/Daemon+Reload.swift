@@ -93,6 +93,7 @@ extension Daemon {
         }
         if new.modulators != old.modulators { modulatorsReloaded(from: old, to: new) }
         midiConfigReloaded(from: old.midi)
+        linkReloaded(from: old)
         midiConnectionsReloaded(from: old)
         reloadAccess(new)
         log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")

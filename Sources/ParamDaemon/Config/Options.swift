@@ -149,6 +149,9 @@ struct Options: ParsableCommand {
     @Option(name: .customLong(SettingsTable.beatsPerBar.longName), help: SettingsTable.beatsPerBar.argumentHelp)
     var beatsPerBar: String?
 
+    @Flag(name: .customLong(SettingsTable.link.longName), inversion: .prefixedNo, help: SettingsTable.link.argumentHelp)
+    var link: Bool?
+
     @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?
 

@@ -29,6 +29,8 @@ struct Settings: Equatable, Sendable {
     /// paramd's own timeline (SPEC §14): its tempo in BPM and the beats in a bar.
     var tempo: Double = 0
     var beatsPerBar = 0
+    /// Ableton Link's session is the timeline (SPEC §14, Link/LinkSession.swift).
+    var link = false
     /// Parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
     /// Ports connected to midi_in (SPEC §10).

@@ -11,7 +11,7 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, tempo, beatsPerBar, logLevel, allow, open, tokenFile, readTokenFile,
+        subscriptionTtl, tempo, beatsPerBar, link, logLevel, allow, open, tokenFile, readTokenFile,
     ]
 
     /// The row for config-file key `key`.
@@ -168,6 +168,12 @@ enum SettingsTable {
         parse: { (input) throws(SettingProblem) in
             try SettingParse.integer(input, Timeline.beatsPerBarRange, "a whole number of beats, 1…64")
         })
+
+    static let link = SettingSpec(
+        key: "link", valueName: nil, form: .boolean, reload: .live, default: false,
+        help: "Join an Ableton Link session on every network interface: its tempo and bar line become paramd's timeline, and /tempo sets the tempo for every peer (docs/MUSICAL-TIME.md)",
+        field: \.link, given: { $0.link.map(SettingInput.flag) },
+        parse: { (input) throws(SettingProblem) in SettingParse.flag(input) })
 
     static let logLevel = SettingSpec(
         key: "log-level", valueName: "level", form: .string, reload: .live, default: Logger.Level.info,

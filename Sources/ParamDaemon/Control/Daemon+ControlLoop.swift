@@ -84,6 +84,7 @@ extension Daemon {
     func duties(now: Double) {
         adoptTargetUpdates()
         midiDuties()
+        linkDuties(now: now)
         if let suppressed = errorLog.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }
@@ -126,6 +127,7 @@ extension Daemon {
         if !jack.isConnected { next = min(next, jackRetry.nextRetryAt) }
         if jackRetry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
         if let since = stateSaving.unsavedSince { next = min(next, since + StateSaving.saveDelaySeconds) }
+        if let glide = linkGlide { next = min(next, glide.nextStepAt) }
         if errorLog.suppressed > 0 { next = min(next, now + errorLog.intervalSeconds) }
         return next.isFinite ? max(0, next - now) : nil
     }

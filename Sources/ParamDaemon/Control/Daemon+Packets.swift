@@ -105,7 +105,7 @@ extension Daemon {
             midiRequest(message, route.action, replyingTo: channel)
         case .tempoGet:
             guard message.arguments.isEmpty else { return refuse(message, "takes no arguments", replyingTo: channel) }
-            channel.send(OSCMessage("/tempo", [.float32(Float(audio.tempo.tempoNow))]))
+            channel.send(OSCMessage("/tempo", [.float32(Float(tempoNow))]))
         default:
             let snapshot = audio.snapshot
             let result = controller.handle(message, route: route, start: start) { p in snapshot.value(p) }
@@ -114,7 +114,7 @@ extension Daemon {
                 errors += 1
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
-            if let change = result.tempoChange { audio.tempo.post(bpm: change.bpm, glideSeconds: change.glideSeconds) }
+            if let change = result.tempoChange { applyTempo(change) }
             if transaction.isEmpty { transaction = result.commands } else { transaction += result.commands }
             // Followed before the commands reach the audio thread, so no member's end is missed.
             for recall in result.recalls { publisher.beginRecall(recall, replyingTo: channel) }

@@ -15,6 +15,7 @@ extension Daemon {
         fadeOut()
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
+        stopLink(why: "paramd stops")  // no period runs any more
         JackMessages.drain()
         stopHTTP()
         leaveMulticastGroups()

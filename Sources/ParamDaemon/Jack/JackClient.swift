@@ -29,7 +29,8 @@ final class JackClient {
     /// Opens the client (never starting a server) and registers its ports; not yet active.
     /// `renderer` is moved into memory the audio thread will own. `wake` wakes the publisher,
     /// `controlWake` (an eventfd) the control loop when the server goes away.
-    init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, periodWaiter: PeriodWaiter, controlWake: Int32,
+    init(name: String, server: String?, registry: ParameterRegistry, wake: FeedbackWake, periodWaiter: PeriodWaiter,
+         linkAudio: LinkAudioSide, controlWake: Int32,
          midi: MIDIEngine, makeRenderer: (Double) -> Renderer) throws(JackError) {
         let jack = try JackClientHandle(name: name, server: server)
         let client = jack.pointer
@@ -75,7 +76,7 @@ final class JackClient {
                                               out1: out1, out2: out2, sampleRate: blocks.sampleRate,
                                               clockOffset: blocks.clockOffset, client: client, wake: wake,
                                               periodWaiter: periodWaiter, jackThreads: blocks.jackThreads,
-                                              controlWake: controlWake,
+                                              controlWake: controlWake, linkAudio: linkAudio,
                                               cvPorts: blocks.cvPorts, cvBuffers: blocks.cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: blocks.midiLinks))
         context.pointee.renderer.counterStepsByEarlierCycle = JackServerKind.library == .pipewire

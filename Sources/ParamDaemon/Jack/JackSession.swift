@@ -30,6 +30,8 @@ final class JackSession {
     let wake: FeedbackWake
     /// The control thread's wait for a period (exit's fade, a reload).
     let periodWaiter = PeriodWaiter()
+    /// Where every client's process callback reads Link's session (Link/LinkAudioSide.swift).
+    let linkAudio = LinkAudioSide()
     private let controlWake: Int32
     /// The MIDI engine every client's process callback runs (it outlives the connections).
     private let midi: MIDIEngine
@@ -69,7 +71,7 @@ final class JackSession {
         precondition(client == nil, "already connected")
         JackEvents.shared.serverGone.store(false, ordering: .relaxed)  // no client is left to set it
         let fresh = try JackClient(name: requestedName, server: server, registry: registry, wake: wake, periodWaiter: periodWaiter,
-                                   controlWake: controlWake, midi: midi, makeRenderer: makeRenderer)
+                                   linkAudio: linkAudio, controlWake: controlWake, midi: midi, makeRenderer: makeRenderer)
         fresh.handles.counters.beginRenderer()  // the counters carry on from the last renderer
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()

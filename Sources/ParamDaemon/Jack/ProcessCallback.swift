@@ -32,6 +32,8 @@ struct ProcessContext {
     let jackThreads: ThreadTable
     /// The control thread's inbox `eventfd`: the shutdown callback wakes the control loop.
     let controlWake: Int32
+    /// Link's session, when paramd is in one: its timeline is the renderer's (LinkAudioSide.swift).
+    let linkAudio: LinkAudioSide
     /// CV ports (SPEC §8.1) by parameter slot, written by the control thread before the
     /// command that makes the renderer use the slot's port (the ring's release/acquire orders
     /// the two), and cleared only after the renderer stopped using it; and each period's port
@@ -100,6 +102,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     if midiLinks.connections(.midiIn) != 0 {
         readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
     }
+    let outside = rc == 0 ? context.pointee.linkAudio.reading(out1: out1, periodJackMicros: currentMicros, sampleRate: rate) : nil
     let wake = context.pointee.wake
     let counters = context.pointee.renderer.counters
     let urgentBefore = counters.load(.urgentEvents)
@@ -112,6 +115,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         out2: o2.assumingMemoryBound(to: Float.self),
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
+        outsideTimeline: outside,
         local: UnsafePointer(midi.local), localCount: midi.localCount)
     context.pointee.periodWaiter.periodEnded(count: counters.load(.periods))
     if midiLinks.connections(.midiOut) != 0 {

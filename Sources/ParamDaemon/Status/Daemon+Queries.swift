@@ -54,11 +54,11 @@ extension Daemon {
             ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiIn) ?? 0))),
             ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiOut) ?? 0))),
             ("server", .string(JackServerKind.library.rawValue)),
-            ("timeline", .string("internal")),
-            ("tempo", .float32(Float(audio.tempo.tempoNow))),
+            ("timeline", .string(linkSession == nil ? "internal" : "link")),
+            ("tempo", .float32(Float(tempoNow))),
             ("beat", .float32(Float(audio.tempo.beatNow))),
             ("beat_frame", .int64(Int64(audio.tempo.jackFrameNow))),
-            ("link_peers", .int32(0)),
+            ("link_peers", .int32(Int32(clamping: linkSession?.peers ?? 0))),
         ] + accessStatusPairs
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }

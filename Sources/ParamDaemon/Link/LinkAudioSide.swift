@@ -1,0 +1,82 @@
+import CJack
+import CLinkBridge
+import ParamCore
+import Synchronization
+
+/// The Link instance and the session state the audio thread captures into, as the control
+/// thread publishes them (LinkSession.swift): immutable while published.
+struct LinkInstance {
+    let link: OpaquePointer
+    let audioState: OpaquePointer
+    /// Link's quantum: the beats of a bar whose phase every peer shares.
+    let beatsPerBar: Int
+}
+
+/// How the process callback reads Link's session each period (SPEC §14). Allocated once for
+/// paramd's life in `HotMemory` and shared by every JACK client it opens, as `PeriodWaiter` is:
+/// a Link session outlives a JACK connection and the other way round. A struct of one pointer.
+///
+/// `instance` (control → audio): the address of the published `LinkInstance`, 0 while there
+/// is none (link off): the renderer then runs its own timeline on. `mapping` (audio thread
+/// only): Link's clock minus JACK's as last kept, and the bracket it was read in.
+struct LinkAudioSide: @unchecked Sendable {
+    private let instance: UnsafeMutablePointer<Atomic<UInt64>>
+    private let mapping: UnsafeMutablePointer<LinkClockMapping>
+
+    init() {
+        instance = HotMemory.allocate(Atomic<UInt64>.self, capacity: 1)
+        instance.initialize(to: Atomic(0))
+        mapping = HotMemory.allocate(LinkClockMapping.self, capacity: 1)
+        // No reading yet: any bracket is tighter.
+        mapping.initialize(to: LinkClockMapping(linkMinusJackMicros: 0, uncertaintyMicros: Int64.max))
+    }
+
+    /// Control thread. Makes `instance` the one the next period reads (nil: none). After
+    /// unpublishing, the caller waits until the periods that may still hold the old one have
+    /// ended before destroying it (`Daemon.stopLink`).
+    func publish(_ instance: UnsafePointer<LinkInstance>?) {
+        let bits = instance.map { UInt64(UInt(bitPattern: $0)) } ?? 0
+        self.instance.pointee.store(bits, ordering: .releasing)  // pairs with `reading`'s acquiring load
+    }
+
+    /// Realtime-safe. What Link's session says at the period's first frame, heard at JACK time
+    /// `periodJackMicros` (`jack_get_cycle_times`' current_usecs) plus `out_1`'s playback
+    /// latency, as Link's documentation asks; nil while no session is published.
+    @_noLocks
+    func reading(out1: OpaquePointer, periodJackMicros: UInt64, sampleRate: Double) -> TimelineReading? {
+        let bits = self.instance.pointee.load(ordering: .acquiring)
+        guard bits != 0, let instance = UnsafePointer<LinkInstance>(bitPattern: UInt(bits)) else { return nil }
+        let link = instance.pointee.link, state = instance.pointee.audioState
+        _unsafePerformance { paramd_link_capture_audio_session_state(link, state) }
+        let mapping = clockMapping(link: link)
+        // The port's latency as JACK last computed it for the graph: a read of the port's record.
+        var latency = jack_latency_range_t(min: 0, max: 0)
+        _unsafePerformance { jack_port_get_latency_range(out1, JackPlaybackLatency, &latency) }
+        let heardMicros = mapping.linkMicros(hearingFrame: 0, periodFirstFrame: 0, periodJackMicros: periodJackMicros,
+                                             sampleRate: sampleRate, outputLatencyFrames: latency.max)
+        let bar = instance.pointee.beatsPerBar
+        let tempo = _unsafePerformance { paramd_link_session_state_tempo(state) }
+        let beat = _unsafePerformance { paramd_link_session_state_beat_at_time(state, heardMicros, Double(bar)) }
+        return TimelineReading(tempo: tempo, beat: beat, beatsPerBar: bar)
+    }
+
+    /// Realtime-safe. Link's clock minus JACK's, read here each period rather than on the control
+    /// thread: the two may be different clocks (docs/MUSICAL-TIME.md), and a fresh reading needs
+    /// no timer. JACK's clock, Link's, JACK's again (each a vDSO clock read); a bracket wider
+    /// than the last kept one (widened by 1 µs per period since) is a preempted reading and the
+    /// last is kept instead.
+    @_noLocks
+    private func clockMapping(link: OpaquePointer) -> LinkClockMapping {
+        let before = _unsafePerformance { jack_get_time() }
+        let linkMicros = _unsafePerformance { paramd_link_clock_micros(link) }
+        let after = _unsafePerformance { jack_get_time() }
+        let kept = mapping.pointee.uncertaintyMicros
+        mapping.pointee.uncertaintyMicros = kept == Int64.max ? kept : kept &+ 1
+        guard after >= before, after < UInt64(Int64.max) else { return mapping.pointee }
+        let bracket = Int64(after &- before &+ 1) / 2
+        guard bracket <= mapping.pointee.uncertaintyMicros else { return mapping.pointee }
+        mapping.pointee.linkMinusJackMicros = linkMicros &- (Int64(before) &+ Int64(after &- before) / 2)
+        mapping.pointee.uncertaintyMicros = bracket
+        return mapping.pointee
+    }
+}
