@@ -10,35 +10,52 @@ extension LinkBarLineTests {
         return [first.last, second.last]
     }
 
-    /// Judges one attempt's recordings; false (nothing judged) when a start cannot be placed
-    /// on its server's clock. Each start's time is its period's cycle time plus its offset in
-    /// the period (`FrameTimeline.micros(of:)`, JACK's clock: CLOCK_MONOTONIC_RAW here, as
-    /// Link's), and it is heard out_1's output latency later: that is the time Link's grid
-    /// speaks of.
-    static func judge(_ timelines: [FrameTimeline], link: LinkBeatTimeline, expected: [Double],
-                      latencies: [Int], attempt: Int) -> Bool {
+    /// How far (µs, signed) each paramd's own Link timeline is from the peer's: its `/status
+    /// beat` at `beat_frame`, heard an output latency after that frame's JACK time, against the
+    /// peer's beat then. nil where the frame was not recorded.
+    static func timelineOffsets(_ timelines: [FrameTimeline], anchors: [(beat: Double, frame: Int64)?],
+                                link: LinkBeatTimeline, latencies: [Int]) -> [Double?] {
+        anchors.enumerated().map { i, anchor in
+            guard let anchor, let jack = timelines[i].micros(of: anchor.frame) else { return nil }
+            let heard = jack + Double(latencies[i]) * 1e6 / Double(rate)
+            let beats = anchor.beat - link.beat(atMicros: heard)
+            return (beats / link.quantum - (beats / link.quantum).rounded()) * link.barMicros
+        }
+    }
+
+    /// Judges one attempt's recordings; false (nothing judged) when a start or a `/status`
+    /// anchor cannot be placed on its server's clock. A start's time is its period's cycle time
+    /// plus its offset in the period (`FrameTimeline.micros(of:)`, JACK's clock:
+    /// CLOCK_MONOTONIC_RAW here, as Link's), heard out_1's output latency later.
+    static func judge(_ timelines: [FrameTimeline], anchors: [(beat: Double, frame: Int64)?], link: LinkBeatTimeline,
+                      expected: [Double], latencies: [Int], attempt: Int) -> Bool {
         let found = timelines.map(Self.starts)
-        guard let a = found[0], let b = found[1] else {
-            TestLog.write("Link bar line, attempt \(attempt): a start not found or in a gap [\(timelines.map(\.description))]")
+        let offsets = timelineOffsets(timelines, anchors: anchors, link: link, latencies: latencies)
+        guard let a = found[0], let b = found[1], let offsetA = offsets[0], let offsetB = offsets[1] else {
+            TestLog.write("Link bar line, attempt \(attempt): a start or a /status beat_frame not found or in a gap [\(timelines.map(\.description))]")
             return false
         }
-        let frames = [a, b]
+        let frames = [a, b], ownOffset = [offsetA, offsetB]
+        TestLog.write(String(format: "Link bar line: paramd a's own Link timeline (/status beat at beat_frame) is %+.1f µs from the peer's, b's %+.1f µs",
+                             offsetA, offsetB))
         var next = [0, 0]
         var heard: [Double] = []
-        for cue in cues {
+        for (i, cue) in cues.enumerated() {
             let frame = frames[cue.rig][next[cue.rig]]
             next[cue.rig] += 1
             guard let jack = timelines[cue.rig].micros(of: frame) else {
                 TestLog.write("Link bar line, attempt \(attempt): the start at frame \(frame) is in a period set aside")
                 return false
             }
-            let latency = Double(latencies[cue.rig]) * 1e6 / Double(rate)
-            heard.append(jack + latency)
-            TestLog.write(String(format: "Link bar line: host %@ fade to %.1f from JACK frame %lld, JACK time %.1f µs, heard at %.1f µs: %+.1f µs from the bar line expected (%+.1f from the nearest)",
-                                 cue.rig == 0 ? "a" : "b", cue.value, frame, jack, jack + latency,
-                                 jack + latency - expected[heard.count - 1], link.offBar(jack + latency)))
+            let t = jack + Double(latencies[cue.rig]) * 1e6 / Double(rate)
+            heard.append(t)
+            let fromPeer = t - expected[i]
+            TestLog.write(String(format: "Link bar line: host %@ fade to %.1f from JACK frame %lld, JACK time %.1f µs, heard at %.1f µs: %+.1f µs from the peer's bar line, %+.1f µs from its own Link timeline's",
+                                 cue.rig == 0 ? "a" : "b", cue.value, frame, jack, t, fromPeer, fromPeer + ownOffset[cue.rig]))
+            #expect(fromPeer + ownOffset[cue.rig] >= -frameMicros && fromPeer + ownOffset[cue.rig] <= 2 * frameMicros,
+                    "start \(i + 1) not on the first frame at or after its own Link timeline's bar line: \(fromPeer + ownOffset[cue.rig]) µs")
+            #expect(abs(fromPeer) <= peerToleranceMicros, "start \(i + 1) \(fromPeer) µs from the peer's bar line")
         }
-        let frameMicros = 1e6 / Double(rate)
         let sameBar = heard[1] - heard[0]
         let acrossBars = heard[3] - heard[2]
         TestLog.write(String(format: "Link bar line, attempt %d: sent in one bar, b − a = %+.1f µs (%+.2f frames); sent either side of a bar line, b − a = %.1f µs = 1 bar %+.1f µs (a bar is %.1f µs)",
@@ -46,10 +63,8 @@ extension LinkBarLineTests {
         #expect(abs(sameBar) <= limitMicros, "sent in one bar, the two start \(sameBar) µs apart")
         #expect(abs(acrossBars - link.barMicros) <= limitMicros,
                 "sent either side of a bar line, \(acrossBars) µs apart, not one bar (\(link.barMicros) µs)")
-        for (i, t) in heard.enumerated() {
-            #expect(abs(t - expected[i]) <= limitMicros,
-                    "start \(i + 1) heard \(t - expected[i]) µs from the peer's bar line (\(link.offBar(t)) µs from the nearest)")
-        }
         return true
     }
+
+    static var frameMicros: Double { 1e6 / Double(rate) }
 }
