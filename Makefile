@@ -122,10 +122,13 @@ endif
 # The same end comes at every ordinary stop too, as paramd leaves JACK: what it logs after that
 # ("stopped", "left multicast group") never comes, so the two tests that read those lines are
 # left out (the NSM save-and-reopen and the multicast default's), and the layout test, which
-# reads the shipped binary's symbols, not an instrumented one's.
+# reads the shipped binary's symbols, not an instrumented one's. LinkPeerTests runs no paramd
+# (only paramd-linkprobe and a Python peer); LinkDaemonTests is the run with Link on.
+# TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
+TSAN_FILTER ?= ParamDaemonTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
-TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
+TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|LinkPeerTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
@@ -136,7 +139,7 @@ tsan: deps $(ALLOC_SHIM)
 	ln -s "$$($(SWIFT) build -c release --show-bin-path)/paramd-jacktool" $(TSAN_DIR)/bin/paramd-jacktool
 	PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 	TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=2 \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip '$(TSAN_SKIP)'
+	$(SWIFT) test --skip-build --filter '$(TSAN_FILTER)' --skip '$(TSAN_SKIP)'
 	@notes=$$(grep -l "finished with ignores enabled" $(TSAN_DIR)/report.* 2>/dev/null | wc -l); \
 	echo "ThreadSanitizer: $$notes note(s) of libjack threads finishing with ignores enabled (not races)"; \
 	if grep -l "WARNING: ThreadSanitizer" $(TSAN_DIR)/report.* >/dev/null 2>&1; then \

@@ -5,7 +5,7 @@ import ParamSystem
 
 /// paramd's control thread and what it owns (SPEC §4, §5, §6). Its work is in extensions,
 /// one folder per duty (Control/, Jack/, Config/, Persistence/, MIDI/, HTTP/, Status/, OSC/,
-/// Session/); docs/ARCHITECTURE.md, "Modules and folders", maps them.
+/// Session/, Link/); docs/ARCHITECTURE.md, "Modules and folders", maps them.
 final class Daemon {
     // Config/: the settings in force and where they came from.
     /// The settings in force (command line over config file); a reload may change some.

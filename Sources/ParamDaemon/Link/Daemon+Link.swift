@@ -23,19 +23,21 @@ extension Daemon {
         log.info("Link: joined the session on every network interface at \(Self.bpmText(session.tempo)) BPM, \(settings.beatsPerBar) beats a bar; \(session.peers) other peer(s)")
     }
 
-    /// Control thread. Leaves the session: the audio side stops reading it first, and the
-    /// instance is destroyed once the periods that may still hold it have ended (at most a
-    /// second's wait, on a reload; none at exit, after the JACK client closed).
+    /// Control thread. Leaves the session: off the network at once, the audio side stops
+    /// reading it, and the instance is freed once the periods that may still hold it have ended
+    /// (at most a second's wait, on a reload; none at exit, after the JACK client closed).
     func stopLink(why: String) {
         guard let session = linkSession else { return }
         linkSession = nil
         linkGlide = nil
+        session.leave()
         jack.linkAudio.publish(nil)
-        if jack.isConnected && !JackEvents.shared.serverGone.load(ordering: .acquiring) {
+        if jack.isConnected {
             let target = audio.counter(.periods) + 2
-            guard waitForAudioPeriods(reaching: target, deadline: monotonicSeconds() + 1) else {
-                // A period may still hold the instance: keeping it is safe, freeing it is not.
-                log.warning("Link: left the timeline, but the audio thread did not finish a period in 1 s; the Link instance is kept")
+            guard !JackEvents.shared.serverGone.load(ordering: .acquiring),
+                  waitForAudioPeriods(reaching: target, deadline: monotonicSeconds() + 1) else {
+                // A period may still hold the instance: keeping its memory is safe, freeing it is not.
+                log.warning("Link: left the session (\(why)), but no JACK period ended since; the disabled Link instance is kept")
                 return
             }
         }

@@ -23,6 +23,7 @@ struct LinkAudioSide: @unchecked Sendable {
     private let instance: UnsafeMutablePointer<Atomic<UInt64>>
     private let mapping: UnsafeMutablePointer<LinkClockMapping>
 
+    /// Control thread, once for paramd's life.
     init() {
         instance = HotMemory.allocate(Atomic<UInt64>.self, capacity: 1)
         instance.initialize(to: Atomic(0))

@@ -59,6 +59,12 @@ final class LinkSession {
         paramd_link_commit_app_session_state(link, appState)
     }
 
+    /// Control thread. Leaves the session on the network; the audio side may still capture
+    /// from the instance until it is unpublished.
+    func leave() {
+        paramd_link_enable(link, false)
+    }
+
     /// Control thread, once no period reads `instance` (unpublished, and the periods that may
     /// have held it have ended). Leaves the session and frees everything; Link's thread has
     /// stopped calling back when `paramd_link_destroy` returns.

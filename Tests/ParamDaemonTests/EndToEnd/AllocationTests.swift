@@ -16,28 +16,44 @@ import Glibc
 /// The shim also counts the page faults the callback takes: once every kind of message has
 /// been through it (the first rounds, before anyone subscribes), none, however far the rings
 /// fill (the control side makes the memory the audio thread writes resident beforehand).
+/// LinkAllocationTests runs the same with `link = true`, beside a Link peer.
 @Suite(.serialized, .jackServer(rate: 48000, period: 64))
 struct AllocationTests {
     @Test func theLiveJackThreadAllocatesNothingWhileParamdAnimatesAndAnswersOSC() async throws {
         let server = try JackServer.required()
         let report = TestDirectory.file("alloc-paramd") + ".txt"
         let sink = try OSCClient(port: 9)  // where the sends go; counted and dropped
-        var forwarded = 0
         let home = TestHome("alloc")
-        try home.writeConfig("""
+        try home.writeConfig(Self.config(sinkPort: sink.socket.port))
+        let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
+                                                   environment: try Self.environment(report: report, home: home))
+        try await Self.exercise(server: server, paramd: "paramd-alloc", client: try OSCClient(port: paramd.port), sink: sink,
+                                report: report) { try await paramd.stop() }
+    }
+
+    /// The shim's environment, reporting every 50 ms, with `home`'s config and state.
+    static func environment(report: String, home: TestHome) throws -> [String: String] {
+        try Binaries.allocShimEnvironment(report: report).merging(home.environment) { $1 }
+            .merging(["PARAMD_ALLOC_REPORT_INTERVAL": "0.05"]) { $1 }
+    }
+
+    /// Declared parameters with CV ports and sends to `sinkPort`, MIDI mappings of every
+    /// kind, two scenes.
+    static func config(sinkPort: UInt16) -> String {
+        """
             [cutoff]
             min = 20
             max = 20000
             domain = "log"
             cv = true
             cv-scale = "unit"
-            send = { url = "osc.udp://127.0.0.1:\(sink.socket.port)/n_set", args = [1000, "cutoff", "$value"], rate = 0 }
+            send = { url = "osc.udp://127.0.0.1:\(sinkPort)/n_set", args = [1000, "cutoff", "$value"], rate = 0 }
 
             [fader]
             min = -60
             max = 6
             cv = true
-            send = [{ url = "osc.udp://127.0.0.1:\(sink.socket.port)/fader", rate = 200 }]
+            send = [{ url = "osc.udp://127.0.0.1:\(sinkPort)/fader", rate = 200 }]
 
             [idle]
             min = 0
@@ -85,11 +101,16 @@ struct AllocationTests {
             volume = 0.2
             cutoff = 3000
             pan = -0.5
-            """)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-alloc",
-                                                   environment: try Binaries.allocShimEnvironment(report: report)
-                                                       .merging(home.environment) { $1 }.merging(["PARAMD_ALLOC_REPORT_INTERVAL": "0.05"]) { $1 })
-        let feeder = try await JackTool.feed(server: server, name: "feeder-alloc", connect: ["paramd-alloc:in_1", "paramd-alloc:in_2"], value: 0.5)
+            """
+    }
+
+    /// Drives the running paramd named `paramd` on `server` through `client` for 1.5 s (every
+    /// kind of message, MIDI in and out, a subscriber), stops it with `stop`, and checks the
+    /// shim's `report`: no allocation, no free, no page fault once warm.
+    static func exercise(server: JackServer, paramd: String, client: OSCClient, sink: OSCClient, report: String,
+                         stop: () async throws -> ExitStatus) async throws {
+        var forwarded = 0
+        let feeder = try await JackTool.feed(server: server, name: "feeder-alloc", connect: ["\(paramd):in_1", "\(paramd):in_2"], value: 0.5)
         // MIDI through the run: every kind of mapping, some events sharing a frame.
         var events: [(period: Int, offset: Int, bytes: [UInt8])] = []
         for k in stride(from: 0, to: 1600, by: 2) {
@@ -101,9 +122,8 @@ struct AllocationTests {
             if k % 16 == 0 { events += [(k, 30, [0x90, 40 + v % 40, 1 + v % 100]), (k + 1, 30, [0x80, 40 + v % 40, 0])] }
             if k % 10 == 0 { events.append((k, 40, [0xB3, 74, v])) }  // unmapped: what the learn below binds
         }
-        let midiIn = try await JackTool.midi(server: server, connect: ["paramd-alloc:midi_in"], send: events)
-        let midiOut = try await JackTool.midi(server: server, record: ["paramd-alloc:midi_out"])
-        let client = try OSCClient(port: paramd.port)
+        let midiIn = try await JackTool.midi(server: server, connect: ["\(paramd):midi_in"], send: events)
+        let midiOut = try await JackTool.midi(server: server, record: ["\(paramd):midi_out"])
         var warm: AllocationReport? = nil
         let curves = ["linear", "easeIn", "easeOut", "easeInEaseOut", "default", "cubic-bezier(0.1,0.7,0.9,0.2)"]
         for round in 0..<60 {
@@ -181,7 +201,7 @@ struct AllocationTests {
         let sent = try await midiIn.stop()
         let fed = try await midiOut.stop()
         try await feeder.stop()
-        #expect(try await paramd.stop() == .exited(0))
+        #expect(try await stop() == .exited(0))
         TestLog.write("MIDI while the counter ran: \(sent.sent.count) events sent into midi_in, \(fed.received.count) feedback messages out of midi_out")
         #expect(sent.sent.count > 1000, "MIDI in was busy: \(sent.sent.count)")
         #expect(fed.received.count > 100, "feedback was busy: \(fed.received.count)")
