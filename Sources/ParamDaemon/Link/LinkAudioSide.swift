@@ -63,21 +63,26 @@ struct LinkAudioSide: @unchecked Sendable {
 
     /// Realtime-safe. Link's clock minus JACK's, read here each period rather than on the control
     /// thread: the two may be different clocks (docs/MUSICAL-TIME.md), and a fresh reading needs
-    /// no timer. JACK's clock, Link's, JACK's again (each a vDSO clock read); a bracket wider
-    /// than the last kept one (widened by 1 µs per period since) is a preempted reading and the
-    /// last is kept instead.
+    /// no timer. JACK's clock, Link's, JACK's again (vDSO clock reads, whole microseconds, so a
+    /// reading is right to half the bracket plus 1 µs). The kept offset is replaced by a reading
+    /// in a tighter bracket, or by one that disagrees with it beyond both uncertainties (the
+    /// clocks moved apart); otherwise it stays, so the timeline does not jitter by a microsecond
+    /// of rounding each period, and a preempted reading (a wide bracket) changes nothing.
     @_noLocks
     private func clockMapping(link: OpaquePointer) -> LinkClockMapping {
         let before = _unsafePerformance { jack_get_time() }
         let linkMicros = _unsafePerformance { paramd_link_clock_micros(link) }
         let after = _unsafePerformance { jack_get_time() }
-        let kept = mapping.pointee.uncertaintyMicros
-        mapping.pointee.uncertaintyMicros = kept == Int64.max ? kept : kept &+ 1
         guard after >= before, after < UInt64(Int64.max) else { return mapping.pointee }
-        let bracket = Int64(after &- before &+ 1) / 2
-        guard bracket <= mapping.pointee.uncertaintyMicros else { return mapping.pointee }
-        mapping.pointee.linkMinusJackMicros = linkMicros &- (Int64(before) &+ Int64(after &- before) / 2)
-        mapping.pointee.uncertaintyMicros = bracket
+        let uncertainty = Int64(after &- before) / 2 &+ 1
+        let offset = linkMicros &- (Int64(before) &+ Int64(after &- before) / 2)
+        let kept = mapping.pointee
+        let apart = (offset &- kept.linkMinusJackMicros).magnitude
+        let keptUncertainty = kept.uncertaintyMicros == Int64.max ? kept.uncertaintyMicros : kept.uncertaintyMicros &+ uncertainty
+        if uncertainty < kept.uncertaintyMicros || apart > UInt64(keptUncertainty) {
+            mapping.pointee.linkMinusJackMicros = offset
+            mapping.pointee.uncertaintyMicros = uncertainty
+        }
         return mapping.pointee
     }
 }
