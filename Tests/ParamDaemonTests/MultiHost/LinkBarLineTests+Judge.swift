@@ -28,7 +28,7 @@ extension LinkBarLineTests {
     /// plus its offset in the period (`FrameTimeline.micros(of:)`, JACK's clock:
     /// CLOCK_MONOTONIC_RAW here, as Link's), heard out_1's output latency later.
     static func judge(_ timelines: [FrameTimeline], anchors: [(beat: Double, frame: Int64)?], link: LinkBeatTimeline,
-                      expected: [Double], latencies: [Int], attempt: Int) -> Bool {
+                      bridgeOffset: (micros: Double, bracket: Double), expected: [Double], latencies: [Int], attempt: Int) -> Bool {
         let found = timelines.map(Self.starts)
         let offsets = timelineOffsets(timelines, anchors: anchors, link: link, latencies: latencies)
         guard let a = found[0], let b = found[1], let offsetA = offsets[0], let offsetB = offsets[1] else {
@@ -36,8 +36,12 @@ extension LinkBarLineTests {
             return false
         }
         let frames = [a, b], ownOffset = [offsetA, offsetB]
-        TestLog.write(String(format: "Link bar line: paramd a's own Link timeline (/status beat at beat_frame) is %+.1f µs from the peer's, b's %+.1f µs",
-                             offsetA, offsetB))
+        TestLog.write(String(format: "Link bar line: paramd a's own Link timeline (/status beat at beat_frame) is %+.1f µs from the aalink peer's, b's %+.1f µs; paramd-linkprobe's (no JACK) %+.1f µs (read in a %.0f µs bracket)",
+                             offsetA, offsetB, bridgeOffset.micros, bridgeOffset.bracket))
+        for (label, offset) in [("a", offsetA), ("b", offsetB)] {
+            #expect(abs(offset - bridgeOffset.micros) <= bridgeLimitMicros,
+                    "paramd \(label)'s Link timeline \(offset - bridgeOffset.micros) µs from the bridge peer's (bracket \(bridgeOffset.bracket) µs)")
+        }
         var next = [0, 0]
         var heard: [Double] = []
         for (i, cue) in cues.enumerated() {

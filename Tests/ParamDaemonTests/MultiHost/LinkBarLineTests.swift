@@ -8,7 +8,8 @@ import Testing
 /// peer's bar; the recordings of the two out_1 ports, placed on their servers' clocks, must
 /// start on the same bar line within 1 ms, a whole bar apart when sent either side of a bar
 /// line, each on the first frame at or after the bar line of paramd's own Link timeline (its
-/// `/status beat`), and near the peer's bar line, with out_1's output latency counted.
+/// `/status beat`), that timeline where a Link peer on paramd's bridge without JACK (a fourth
+/// host) has it, and near the aalink peer's bar line, with out_1's output latency counted.
 /// The harness: Tests/README.md, "LinkBarLineTests".
 @Suite(.serialized, .enabled(if: NetworkLab.isPossible, NetworkLab.skipReason))
 struct LinkBarLineTests {
@@ -18,13 +19,16 @@ struct LinkBarLineTests {
     static let beatsPerBar = 4
     /// SPEC §14: "within 1 ms of each other".
     static let limitMicros = 1000.0
-    /// How far a start may be from the aalink peer's bar line. paramd's whole Link session state
-    /// (its app side too, not only what the audio thread reads) stood 0.8 to 3.7 ms behind the
-    /// peer's in every run here, the same for both paramds, with Link's clock 0 µs from JACK's:
-    /// Link's agreement between peers, which Link measures once at a join and again every 30 s.
-    /// paramd's own placement is checked to a frame against its own Link timeline instead, and
-    /// 5 ms still catches an output latency left out (512 frames, 10.7 ms) or a phase ignored.
+    /// How far a start may be from the aalink peer's bar line. Every peer on Debian's Link here
+    /// (both paramds, and paramd-linkprobe without JACK) stood 0.8 to 3.7 ms from aalink's
+    /// timeline, alike within microseconds: an offset between the two Link builds that Link
+    /// measures once at a join and again every 30 s, not paramd's. 5 ms still catches an output
+    /// latency left out (512 frames, 10.7 ms) or a phase ignored (hundreds of ms).
     static let peerToleranceMicros = 5000.0
+    /// How far paramd's own Link timeline may be from the bridge peer's: the probe's beat is
+    /// read between two readings of Link's clock (a few µs apart), and paramd's `/status
+    /// beat_frame` is placed to a frame; seen within 11 µs.
+    static let bridgeLimitMicros = 100.0
 
     /// A `quantize 1m` fade to `value` sent to rig `rig` at `atBars` bars after a bar line.
     struct Cue {
@@ -43,7 +47,7 @@ struct LinkBarLineTests {
 
     @Test func twoParamdsOnTwoJackServersStartOnTheSameLinkBarLine() async throws {
         for attempt in 1...2 {
-            if try await NetworkLab.with(hosts: 3, { lab in try await Self.run(attempt, in: lab) }) { return }
+            if try await NetworkLab.with(hosts: 4, { lab in try await Self.run(attempt, in: lab) }) { return }
         }
         Issue.record("Link bar line: every attempt was inconclusive (see the log)")
     }
@@ -54,6 +58,8 @@ struct LinkBarLineTests {
         let script = Binaries.packageRoot.appendingPathComponent("Tests/Support/link-peer.py").path
         let peerInput = try CommandPipe(label: "link-peer-bar")
         let peer = try lab.spawn(in: lab.hosts[2], peerInput.command(["python3", script, "\(tempo)"]), label: "link-peer")
+        let bridgeInput = try CommandPipe(label: "linkprobe-bar")
+        var bridge: ChildProcess? = nil
         var rigs: [LinkHostRig] = []
         do {
             try await peer.waitForLine(exactly: "ready", timeout: .seconds(30))
@@ -63,6 +69,12 @@ struct LinkBarLineTests {
             }
             try await peer.waitForLine(exactly: "peers 2", timeout: .seconds(20))
             for rig in rigs { try await waitUntilLinked(rig, in: lab) }
+            // A fourth peer on paramd's Link bridge without JACK: where Debian's Link puts the
+            // session's timeline, apart from anything paramd's audio side does.
+            let probe = try lab.spawn(in: lab.hosts[3], bridgeInput.command([try Binaries.path(of: "paramd-linkprobe")]),
+                                      label: "linkprobe")
+            bridge = probe
+            try await probe.waitForLine(exactly: "peers 3", timeout: .seconds(20))
 
             try await rigs[0].recorder.record(seconds: 0.2)
             try peerInput.send("status")
@@ -95,6 +107,9 @@ struct LinkBarLineTests {
                 }
             }
             try await rigs[0].recorder.record(seconds: 0.1)  // so that each beat_frame is recorded
+            let bridgeOffset = try await Self.bridgeOffset(bridgeInput, probe, link: link)
+            try bridgeInput.send("quit")
+            _ = try await probe.waitForExit()
             let latencies = rigs.map(\.outputLatencyFrames)
             var recordings: [Recording] = []
             for rig in rigs { recordings.append(try await rig.finish()) }
@@ -106,14 +121,36 @@ struct LinkBarLineTests {
                 TestLog.write("Link bar line, attempt \(attempt): a send took long enough to cross a bar line")
                 return false
             }
-            return judge(recordings.map(FrameTimeline.init), anchors: anchors, link: link, expected: expected.map { $0! },
-                         latencies: latencies, attempt: attempt)
+            return judge(recordings.map(FrameTimeline.init), anchors: anchors, link: link, bridgeOffset: bridgeOffset,
+                         expected: expected.map { $0! }, latencies: latencies, attempt: attempt)
         } catch {
             for rig in rigs { await rig.abandon() }
+            try? bridgeInput.send("quit")
+            _ = try? await bridge?.waitForExit()
             try? peerInput.send("quit")
             _ = try? await peer.waitForExit(timeout: .seconds(20))
             throw error
         }
+    }
+
+    /// How far (µs, signed) the bridge peer's beat is from the aalink peer's: its `status` beat
+    /// between two readings of Link's clock (`clocks`), the narrowest of three brackets.
+    static func bridgeOffset(_ input: CommandPipe, _ probe: ChildProcess, link: LinkBeatTimeline) async throws -> (micros: Double, bracket: Double) {
+        var best: (micros: Double, bracket: Double)? = nil
+        for k in 1...3 {
+            for command in ["clocks", "status", "clocks"] { try input.send(command) }
+            try await probe.waitForLine(describedAs: "\(2 * k) clocks lines") { _ in
+                probe.standardOutput.components(separatedBy: "clocks monotonic_before").count - 1 >= 2 * k
+            }
+            let lines = probe.standardOutput.split(separator: "\n").map(String.init)
+            let clocks = lines.filter { $0.hasPrefix("clocks ") }.suffix(2).compactMap { LinkPeerTests.field("link", of: $0) }
+            guard clocks.count == 2, let status = lines.last(where: { $0.hasPrefix("status peers") }),
+                  let beat = LinkPeerTests.field("beat", of: status) else { continue }
+            let beats = beat - link.beat(atMicros: (clocks[0] + clocks[1]) / 2)
+            let reading = ((beats / link.quantum - (beats / link.quantum).rounded()) * link.barMicros, clocks[1] - clocks[0])
+            if best == nil || reading.1 < best!.bracket { best = reading }
+        }
+        return try #require(best, "no status between two clocks lines from paramd-linkprobe:\n\(probe.outputSummary())")
     }
 
     /// Polls `/status` until paramd is on Link's timeline with both other peers, at the tempo.
