@@ -124,11 +124,13 @@ endif
 # left out (the NSM save-and-reopen and the multicast default's), and the layout test, which
 # reads the shipped binary's symbols, not an instrumented one's. LinkPeerTests runs no paramd
 # (only paramd-linkprobe and a Python peer); LinkDaemonTests is the run with Link on.
+# LinkBarLineTests measures timing across two servers and needs paramd-linkprobe in the bin
+# folder: it runs in `make test`'s multi-host phase, not here.
 # TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
-TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|LinkPeerTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
+TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
