@@ -17,8 +17,7 @@ struct LinkAllocationTests {
         let report = TestDirectory.file("alloc-paramd-link") + ".txt"
         try await NetworkLab.with(hosts: 2) { lab in
             let host = lab.hosts[0]
-            let server = try await JackServer.start(rate: 48_000, period: 64, namespace: host.namespace)
-            do {
+            try await JackServer.with(rate: 48_000, period: 64, namespace: host.namespace) { server in
                 let peerInput = try CommandPipe(label: "link-peer-alloc")
                 let peer = try lab.spawn(in: lab.hosts[1], peerInput.command(["python3", script, "120"]), label: "link-peer-alloc")
                 try await peer.waitForLine(exactly: "ready", timeout: .seconds(30))
@@ -38,11 +37,7 @@ struct LinkAllocationTests {
                 #expect(paramd.standardError.contains("Link: session tempo 131"), "the peer's tempo reached paramd during the run")
                 try peerInput.send("quit")
                 _ = try await peer.waitForExit(timeout: .seconds(20))
-            } catch {
-                try? await server.stop()
-                throw error
             }
-            try await server.stop()
         }
     }
 }

@@ -26,8 +26,7 @@ struct LinkDaemonTests {
     @Test func paramdFollowsAndLeadsAPeerItDidNotWrite() async throws {
         let script = Binaries.packageRoot.appendingPathComponent("Tests/Support/link-peer.py").path
         try await NetworkLab.with(hosts: 2) { lab in
-            let server = try await JackServer.start(rate: 48_000, period: 256, namespace: lab.hosts[0].namespace)
-            do {
+            try await JackServer.with(rate: 48_000, period: 256, namespace: lab.hosts[0].namespace) { server in
                 let peerInput = try CommandPipe(label: "link-peer-daemon")
                 let peer = try lab.spawn(in: lab.hosts[1], peerInput.command(["python3", script, "120"]), label: "link-peer-daemon")
                 try await peer.waitForLine(exactly: "ready", timeout: .seconds(30))
@@ -81,11 +80,7 @@ struct LinkDaemonTests {
                 try await peer.waitForLine(exactly: "peers 0", timeout: .seconds(20))
                 try peerInput.send("quit")
                 _ = try await peer.waitForExit(timeout: .seconds(20))
-            } catch {
-                try? await server.stop()
-                throw error
             }
-            try await server.stop()
         }
     }
 
@@ -101,8 +96,7 @@ struct LinkDaemonTests {
         }
         try configure(link: true)
         try await NetworkLab.with(hosts: 2) { lab in
-            let server = try await JackServer.start(rate: 48_000, period: 256, namespace: lab.hosts[0].namespace)
-            do {
+            try await JackServer.with(rate: 48_000, period: 256, namespace: lab.hosts[0].namespace) { server in
                 let peerInput = try CommandPipe(label: "link-peer-reload")
                 let peer = try lab.spawn(in: lab.hosts[1], peerInput.command(["python3", script, "120"]), label: "link-peer-reload")
                 try await peer.waitForLine(exactly: "ready", timeout: .seconds(30))
@@ -128,11 +122,7 @@ struct LinkDaemonTests {
                 #expect(try await paramd.stop() == .exited(0), "\(paramd.process.outputSummary())")
                 try peerInput.send("quit")
                 _ = try await peer.waitForExit(timeout: .seconds(20))
-            } catch {
-                try? await server.stop()
-                throw error
             }
-            try await server.stop()
         }
     }
 }

@@ -78,8 +78,7 @@ struct LinkPeerTests {
         let script = Binaries.packageRoot.appendingPathComponent("Tests/Support/link-peer.py").path
         let report = TestDirectory.file("alloc-linkprobe") + ".txt"
         try await NetworkLab.with(hosts: 2) { lab in
-            let server = try await JackServer.start(rate: 48_000, period: 256, namespace: lab.hosts[1].namespace)
-            do {
+            try await JackServer.with(rate: 48_000, period: 256, namespace: lab.hosts[1].namespace) { server in
                 let peerInput = try CommandPipe(label: "link-peer")
                 let ourInput = try CommandPipe(label: "linkprobe")
                 let peer = try lab.spawn(in: lab.hosts[0], peerInput.command(["python3", script, "120"]), label: "link-peer")
@@ -110,11 +109,7 @@ struct LinkPeerTests {
                 TestLog.write("paramd-linkprobe's JACK callback holding Link: \(counted)")
                 try peerInput.send("quit")
                 _ = try await peer.waitForExit(timeout: .seconds(20))
-            } catch {
-                try? await server.stop()
-                throw error
             }
-            try await server.stop()
         }
     }
 

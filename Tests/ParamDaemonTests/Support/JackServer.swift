@@ -151,9 +151,10 @@ public final class JackServer: Sendable, CustomStringConvertible {
     }
 
     /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
+    /// `namespace`: started inside that network namespace (NetworkLab's hosts).
     public static func with<R>(name: String? = nil, rate: Int = 48000, period: Int = 256, realtime: Bool = true,
-                               _ body: (JackServer) async throws -> R) async throws -> R {
-        let server = try await start(name: name, rate: rate, period: period, realtime: realtime)
+                               namespace: String? = nil, _ body: (JackServer) async throws -> R) async throws -> R {
+        let server = try await start(name: name, rate: rate, period: period, realtime: realtime, namespace: namespace)
         let result: R
         do {
             result = try await body(server)
