@@ -127,11 +127,13 @@ endif
 # (only paramd-linkprobe and a Python peer); LinkDaemonTests is the run with Link on.
 # LinkBarLineTests measures timing across two servers and needs paramd-linkprobe in the bin
 # folder: it runs in `make test`'s multi-host phase, not here.
+# PipeWireTests are left out: a thread libpipewire starts inside jack_client_open ends "with
+# ignores enabled", and TSan ends paramd there, before it is ready.
 # TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
-TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
+TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests

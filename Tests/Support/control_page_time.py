@@ -177,14 +177,19 @@ def click_at(driver, element, fraction):
     actions.perform()
 
 
-def sent_since(driver, n, address, timeout=5.0):
+def sent_since(driver, n, address, first=None, timeout=5.0):
+    """What the page sent from message n on, once `address` has gone out (after `first`, when
+    given: the page also asks every parameter's /mod/get now and then, so a sweep's ask may come
+    before the message looked for; what came before `first` is left out)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while True:
         sent = driver.execute_script(DECODED, "__sent")[n:]
-        if any(m[1] == address for m in sent):
+        if first is not None:
+            start = next((i for i, m in enumerate(sent) if m[1] == first), None)
+            sent = [] if start is None else sent[start:]
+        if any(m[1] == address for m in sent) or time.monotonic() >= deadline:
             return sent
         time.sleep(0.02)
-    return driver.execute_script(DECODED, "__sent")[n:]
 
 
 def musical(driver, args):
@@ -277,7 +282,7 @@ def modulator(driver, args):
     rate.send_keys("4n")
     n = len(driver.execute_script(DECODED, "__sent"))
     panel.find_element(By.CSS_SELECTOR, "[data-role=mod-set]").click()
-    out["set"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get") if m[1].startswith("/volume/mod")]
+    out["set"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get", first="/volume/mod") if m[1].startswith("/volume/mod")]
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline and driver.execute_script(BAND, "volume")["hidden"]:
         time.sleep(0.02)
@@ -287,7 +292,7 @@ def modulator(driver, args):
     out["modGet"] = client.ask("/volume/mod/get", reply="/volume/mod")
     n = len(driver.execute_script(DECODED, "__sent"))
     panel.find_element(By.CSS_SELECTOR, "[data-role=mod-stop]").click()
-    out["stop"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get") if m[1].startswith("/volume/mod")]
+    out["stop"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get", first="/volume/mod/stop") if m[1].startswith("/volume/mod")]
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline and not driver.execute_script(BAND, "volume")["hidden"]:
         time.sleep(0.02)

@@ -192,7 +192,7 @@ struct ControlPageTimeTests {
         // From the page's panel.
         #expect(r.badRate.sent.isEmpty && r.badRate.invalid, "a bad rate sends nothing: \(r.badRate.sent)")
         #expect(r.badRate.notes.contains { $0.kind == "error" && $0.title == "volume modulator" }, "\(r.badRate.notes)")
-        #expect(r.set.map(\.address) == ["/volume/mod", "/volume/mod/get"], "\(r.set)")
+        #expect(Array(r.set.map(\.address).prefix(2)) == ["/volume/mod", "/volume/mod/get"], "\(r.set)")
         #expect(r.set.first.map { $0.arguments.map(\.description) } == ["triangle", "4n", "depth", "\(Double(Float(0.3)))", "polarity", "up"], "\(r.set)")
         #expect(r.modGet.arguments.map(\.description) == ["triangle", "4n", "\(Double(Float(0.3)))", "0.0", "up"], "paramd has it: \(r.modGet)")
         #expect(!r.volumeBand.hidden && abs(r.volumeBand.low - 0.5) <= pixel && abs(r.volumeBand.high - 0.8) <= pixel, "\(r.volumeBand)")
