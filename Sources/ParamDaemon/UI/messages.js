@@ -1,4 +1,5 @@
-// What paramd sends: values, targets, /done, /warning, /error.
+// What paramd sends: values, targets, modulators, the tempo and /status, /done, /warning, /error
+// (the replies about scenes are scenes.js's).
 
 import { OSC } from './osc.js';
 import { formatValue } from './scale.js';
