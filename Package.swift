@@ -65,7 +65,12 @@ let package = Package(
             ],
             // The control page (SPEC §9), compiled into the binary: nothing is read at run time.
             exclude: ["Jack/audio-path.order"],
-            resources: [.embedInCode("UI/index.html"), .embedInCode("UI/app.js"), .embedInCode("UI/app.css")],
+            resources: [.embedInCode("UI/index.html"), .embedInCode("UI/app.css"), .embedInCode("UI/app.js"),
+                        .embedInCode("UI/osc.js"), .embedInCode("UI/curves.js"), .embedInCode("UI/scale.js"),
+                        .embedInCode("UI/state.js"), .embedInCode("UI/timeline.js"), .embedInCode("UI/namespace.js"),
+                        .embedInCode("UI/sliders.js"), .embedInCode("UI/messages.js"), .embedInCode("UI/toasts.js"),
+                        .embedInCode("UI/plot.js"), .embedInCode("UI/motion.js"), .embedInCode("UI/scenes.js"),
+                        .embedInCode("UI/modulators.js"), .embedInCode("UI/connection.js")],
             swiftSettings: realtimeChecked,
             // The functions each JACK period runs, laid out together (gold; Swift emits a
             // section per function): a period touches a few code pages, not one per function

@@ -7,17 +7,37 @@ enum UIFiles {
         let contentType: String
     }
 
-    /// `/ui`, `/ui/` and `/ui/index.html` → the page; `/ui/app.js`, `/ui/app.css`; nil otherwise.
+    /// The page's script modules by file name: `app.js` starts the page and imports the others
+    /// (docs/CONTROL-PAGE.md, "Where the page's code lives").
+    static let scripts: [String: [UInt8]] = [
+        "app.js": PackageResources.app_js,
+        "osc.js": PackageResources.osc_js,
+        "curves.js": PackageResources.curves_js,
+        "scale.js": PackageResources.scale_js,
+        "state.js": PackageResources.state_js,
+        "timeline.js": PackageResources.timeline_js,
+        "namespace.js": PackageResources.namespace_js,
+        "sliders.js": PackageResources.sliders_js,
+        "messages.js": PackageResources.messages_js,
+        "toasts.js": PackageResources.toasts_js,
+        "plot.js": PackageResources.plot_js,
+        "motion.js": PackageResources.motion_js,
+        "scenes.js": PackageResources.scenes_js,
+        "modulators.js": PackageResources.modulators_js,
+        "connection.js": PackageResources.connection_js,
+    ]
+
+    /// `/ui`, `/ui/` and `/ui/index.html` → the page; `/ui/app.css`; `/ui/<module>.js` for each
+    /// of `scripts`; nil otherwise.
     static func file(at path: String) -> File? {
         switch path {
         case "/ui", "/ui/", "/ui/index.html":
-            File(bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8")
-        case "/ui/app.js":
-            File(bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8")
+            return File(bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8")
         case "/ui/app.css":
-            File(bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8")
+            return File(bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8")
         default:
-            nil
+            guard path.hasPrefix("/ui/"), let bytes = scripts[String(path.dropFirst("/ui/".count))] else { return nil }
+            return File(bytes: bytes, contentType: "text/javascript; charset=utf-8")
         }
     }
 }

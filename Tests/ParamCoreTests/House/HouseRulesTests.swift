@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    /// The control page's files (HTML, style sheet, script modules) are held to the same size.
+    @Test func noControlPageFileIsLongerThan400Lines() throws {
+        let files = Self.files(in: "Sources/ParamDaemon/UI", suffix: "")
+        #expect(files.contains("Sources/ParamDaemon/UI/index.html"))
+        #expect(files.filter { $0.hasSuffix(".js") }.count > 1)
+        for path in files {
+            let count = try Self.lines(path).count - 1
+            #expect(count <= 400, "\(path) has \(count) lines")
+        }
+    }
+
     @Test func theDaemonKeepsOnlyMainAndDaemonOutsideAFolder() throws {
         let folder = Self.root.appendingPathComponent("Sources/ParamDaemon")
         let loose = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { name in
