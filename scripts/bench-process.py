@@ -309,7 +309,8 @@ def build(args):
     os.makedirs(tools, exist_ok=True)
     binaries["cfloor"] = os.path.join(tools, "cfloor")
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-o", binaries["cfloor"],
-                    os.path.join(ROOT, "Benchmarks", "cfloor", "cfloor.c"), "-ljack", "-llo", "-lm", "-lpthread"],
+                    os.path.join(ROOT, "Benchmarks", "cfloor", "cfloor.c"), os.path.join(ROOT, "Benchmarks", "cfloor", "cfloor_osc.c"),
+                    "-ljack", "-llo", "-lm", "-lpthread"],
                    check=True)
     return binaries
 
