@@ -59,7 +59,7 @@ def main():
     cfloor = args.cfloor or os.path.join(tools, "cfloor")
     if not args.cfloor:
         subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-o", cfloor, os.path.join(ROOT, "Benchmarks", "cfloor", "cfloor.c"),
-                        "-ljack", "-llo", "-lm", "-lpthread"], check=True)
+                        os.path.join(ROOT, "Benchmarks", "cfloor", "cfloor_osc.c"), "-ljack", "-llo", "-lm", "-lpthread"], check=True)
     paramd = args.paramd or os.path.join(subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
                                                         capture_output=True, text=True, check=True).stdout.strip(), "paramd")
     bench = load_bench()

@@ -40,6 +40,22 @@ import Testing
         }
     }
 
+    /// The code around the product is held to the same size: tests, their helper scripts, the
+    /// benchmarks (cfloor's C included), scripts/ and the fuzzer. Build folders (`.build`) are not code.
+    @Test func noCodeFileInTestsBenchmarksScriptsOrFuzzIsLongerThan400Lines() throws {
+        var paths: [String] = []
+        for folder in ["Tests", "Benchmarks", "scripts", "Fuzz"] {
+            for suffix in [".swift", ".py", ".c", ".h", ".sh"] { paths += Self.files(in: folder, suffix: suffix) }
+        }
+        paths = paths.filter { !$0.split(separator: "/").contains { $0.hasPrefix(".") } }
+        #expect(paths.count > 150)
+        #expect(paths.contains("Benchmarks/cfloor/cfloor.c") && paths.contains("scripts/bench-process.py"))
+        for path in paths {
+            let count = try Self.lines(path).count - 1
+            #expect(count <= 400, "\(path) has \(count) lines")
+        }
+    }
+
     @Test func theDaemonKeepsOnlyMainAndDaemonOutsideAFolder() throws {
         let folder = Self.root.appendingPathComponent("Sources/ParamDaemon")
         let loose = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { name in

@@ -1,0 +1,83 @@
+"""The browser and the readings every control-page scenario shares (control_page.py,
+control_page_scenes.py, control_page_time.py): headless Chromium, the thumb as the user
+sees it, the notes shown, the page's overflow."""
+import os
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+# The thumb's centre as a fraction of the track, from the geometry the user sees (not from a
+# number the page keeps), with the page's own value and target.
+READ_THUMB = """
+const s = document.getElementById('slider-' + arguments[0]);
+if (!s) return null;
+const r = s.getBoundingClientRect(), t = s.querySelector('.thumb').getBoundingClientRect();
+return {u: (t.left + t.width / 2 - r.left) / r.width,
+        value: s.dataset.value === undefined ? null : Number(s.dataset.value),
+        target: s.dataset.target === undefined ? null : Number(s.dataset.target),
+        connection: document.getElementById('connection').dataset.state};
+"""
+
+SAMPLER = """
+const s = document.getElementById('slider-' + arguments[0]);
+window.__samples = [];
+window.__sampler = setInterval(() => {
+  const r = s.getBoundingClientRect(), t = s.querySelector('.thumb').getBoundingClientRect();
+  window.__samples.push({t: performance.now(), u: (t.left + t.width / 2 - r.left) / r.width, value: Number(s.dataset.value)});
+}, 4);
+"""
+
+TOASTS = """
+return [...document.querySelectorAll('#toasts .toast')].map(t => ({kind: t.dataset.kind,
+  title: t.querySelector('strong').textContent, text: t.querySelector('.toast-text').textContent}));
+"""
+
+OVERFLOW = """
+const d = document.documentElement;
+return {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, innerWidth: window.innerWidth,
+        widest: Math.max(...[...document.querySelectorAll('body *')].map(e => e.getBoundingClientRect().right))};
+"""
+
+
+def jack_clock():
+    """Seconds on JACK's clock: jackd 1.9.21 reads CLOCK_MONOTONIC_RAW on Linux."""
+    return time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
+
+
+def say(line):
+    print(line, flush=True)
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    binary = os.environ.get("PARAMD_CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                 "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
+                 "--force-device-scale-factor=1", "--hide-scrollbars", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    driver_path = os.environ.get("PARAMD_CHROMEDRIVER", "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver.set_script_timeout(10)
+    return driver
+
+
+def wait_live(driver, name, timeout=20.0):
+    """Until the page is live and shows `name`'s value (and target); returns the reading."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = driver.execute_script(READ_THUMB, name)
+        if r and r["connection"] == "live" and r["value"] is not None and r["target"] is not None:
+            return r
+        time.sleep(0.05)
+    raise SystemExit(f"the page did not show {name} live within {timeout} s: {driver.execute_script(READ_THUMB, name)}")
+
+
+def set_viewport(driver, width, height):
+    """Resizes so that the page's viewport (not the window) is width × height."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(width + (width - inner[0]), height + (height - inner[1]))
