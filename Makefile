@@ -93,7 +93,9 @@ endif
 	@# (its quantum changes mid-fade), the control page in headless
 	@# Chromium (a browser starting takes both cores for a moment), the multi-host tests in
 	@# network namespaces of their own (docs/MULTIHOST.md; they skip without root or
-	@# CAP_NET_ADMIN), alone so that their cross-server timing is not loaded, access beyond
+	@# CAP_NET_ADMIN), alone so that their cross-server timing is not loaded, then the two
+	@# paramds on one Link bar line (its own phase: it and a multi-host test each take their two
+	@# servers one at a time, and sharing two slots they could each hold one), access beyond
 	@# loopback (namespaces again, and Chromium on the far side), and the unit
 	@# under a real systemd user manager (cgroup and mount namespaces, a manager of its own).
 	@# Tests that read JACK metadata run one server at a time: every jackd of a user shares one
@@ -106,7 +108,8 @@ endif
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter PipeWireTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter ControlPageTests
-	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter 'MultiHostTests|LinkBarLineTests'
+	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter MultiHostTests
+	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter LinkBarLineTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter 'AccessTests|AccessUDPTests'
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter UnitUnderSystemdTests
 
