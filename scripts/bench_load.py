@@ -5,36 +5,17 @@ import os
 import selectors
 import signal
 import socket
-import struct
 import threading
 import time
+
+from osc_codec import osc_message
 
 # Two targets per parameter; every 0.25 s each parameter ramps to the other one.
 RAMPS = [("volume", 0.6, 0.9), ("tone", 0.3, 0.6), ("frequency", 330.0, 660.0), ("pan", -0.5, 0.5), ("input", 0.5, 0.9)]
 RAMP_SECONDS = 0.25
 
 
-# ---------------------------------------------------------------- OSC, the little we need
-
-def osc_string(text):
-    b = text.encode() + b"\0"
-    return b + b"\0" * (-len(b) % 4)
-
-
-def osc_message(address, *args):
-    tags, data = ",", b""
-    for a in args:
-        if isinstance(a, float):
-            tags += "f"
-            data += struct.pack(">f", a)
-        elif isinstance(a, int):
-            tags += "i"
-            data += struct.pack(">i", a)
-        else:
-            tags += "s"
-            data += osc_string(a)
-    return osc_string(address) + osc_string(tags) + data
-
+# ---------------------------------------------------------------- the ramps
 
 def ramp_messages(flavour, phase):
     """The five messages of one tick (phase 0 or 1) for `paramd` or `cfloor`."""

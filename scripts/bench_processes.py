@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from bench_load import osc_message
+from osc_codec import osc_message
 
 SAMPLE_RATE = 48000
 TICKS = os.sysconf("SC_CLK_TCK")

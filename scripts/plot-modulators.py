@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from osc_codec import osc_decode, osc_message
+
 RATE = 48000
 SHAPES = ["sine", "triangle", "saw", "square", "random", "sh"]
 
@@ -53,44 +55,6 @@ MESSAGES = [(f"/lfo_{shape}/mod", [shape, 1.0, "depth", 0.4, "seed", 7]) for sha
 ]
 PORTS = [f"cv_lfo_{shape}" for shape in SHAPES] + ["cv_volume", "cv_cutoff", "cv_pan"]
 RECORD_SECONDS = 12.5
-
-
-def osc_string(s):
-    b = s.encode() + b"\0"
-    return b + b"\0" * (-len(b) % 4)
-
-
-def osc_message(address, args):
-    tags, data = ",", b""
-    for a in args:
-        if isinstance(a, str):
-            tags, data = tags + "s", data + osc_string(a)
-        elif isinstance(a, int):
-            tags, data = tags + "i", data + struct.pack(">i", a)
-        else:
-            tags, data = tags + "f", data + struct.pack(">f", a)
-    return osc_string(address) + osc_string(tags) + data
-
-
-def osc_decode(packet):
-    """A message's address and arguments (s, f, i, h, d)."""
-    def string(at):
-        end = packet.index(b"\0", at)
-        return packet[at:end].decode(), (end + 4) & ~3
-    address, at = string(0)
-    tags, at = string(at)
-    args = []
-    for t in tags[1:]:
-        if t == "s":
-            s, at = string(at)
-            args.append(s)
-        elif t in "fi":
-            args.append(struct.unpack(">f" if t == "f" else ">i", packet[at:at + 4])[0])
-            at += 4
-        elif t in "hd":
-            args.append(struct.unpack(">q" if t == "h" else ">d", packet[at:at + 8])[0])
-            at += 8
-    return address, args
 
 
 def wait_for_line(process, stream, predicate, seconds, what):
@@ -141,12 +105,12 @@ def record(bin_dir, work):
         children.append(recorder)
         wait_for_line(recorder, recorder.stdout, lambda l: l == "ready", 20, "recorder ready")
         for address, args in MESSAGES:
-            sock.sendto(osc_message(address, args), ("127.0.0.1", port))
+            sock.sendto(osc_message(address, *args), ("127.0.0.1", port))
         frames = int(RECORD_SECONDS * RATE)
         wait_for_line(recorder, recorder.stdout,
                       lambda l: l.startswith("recorded ") and int(l.split()[1]) >= frames, RECORD_SECONDS + 30, "recording")
         sock.settimeout(5)
-        sock.sendto(osc_message("/status", []), ("127.0.0.1", port))
+        sock.sendto(osc_message("/status"), ("127.0.0.1", port))
         while True:
             address, args = osc_decode(sock.recv(65536))
             if address == "/status":

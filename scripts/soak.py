@@ -31,53 +31,18 @@ import sys
 import tempfile
 import time
 
+from osc_codec import osc_decode, osc_message
+
 PARAMS = [("volume", 0.0, 1.0), ("tone", 0.0, 1.0), ("frequency", 20.0, 20000.0), ("pan", -1.0, 1.0), ("input", 0.0, 1.0)]
 CURVES = ["linear", "default", "easeInEaseOut", "easeOutBack", "cubic-bezier(0.1,0.7,0.9,0.2)", "steps(4)", "curve(-3)"]
 
 
 # ---------------------------------------------------------------- OSC, the little we need
 
-def osc_string(text):
-    b = text.encode() + b"\0"
-    return b + b"\0" * (-len(b) % 4)
-
-
-def osc_message(address, *args):
-    tags, data = ",", b""
-    for a in args:
-        if isinstance(a, float):
-            tags += "f"
-            data += struct.pack(">f", a)
-        elif isinstance(a, int):
-            tags += "i"
-            data += struct.pack(">i", a)
-        else:
-            tags += "s"
-            data += osc_string(a)
-    return osc_string(address) + osc_string(tags) + data
-
-
 def osc_parse(data):
     """(address, [args]) of a message; None for anything else."""
     try:
-        end = data.index(b"\0")
-        address = data[:end].decode()
-        pos = (end + 4) & ~3
-        tend = data.index(b"\0", pos)
-        tags = data[pos + 1:tend].decode()
-        pos = (tend + 4) & ~3
-        args = []
-        for t in tags:
-            if t == "i":
-                args.append(struct.unpack_from(">i", data, pos)[0]); pos += 4
-            elif t == "f":
-                args.append(struct.unpack_from(">f", data, pos)[0]); pos += 4
-            elif t == "s":
-                e = data.index(b"\0", pos)
-                args.append(data[pos:e].decode()); pos = (e + 4) & ~3
-            else:
-                return None
-        return address, args
+        return osc_decode(data)
     except (ValueError, struct.error, UnicodeDecodeError):
         return None
 
