@@ -26,35 +26,32 @@ let benchmarks: @Sendable () -> Void = {
 
     for scenario in ModulatorScenario.all {
         let rig = ModulatorRig(scenario)
-        Benchmark(scenario.name) { benchmark in
-            benchmark.startMeasurement()
-            let nanoseconds = rig.render(periods: periodsPerIteration)
-            benchmark.stopMeasurement()
-            let parameterFrames = Int64(ModulatorRig.framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
-            benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
-            blackHole(rig.sink)
-        }
+        perParameterFrameBenchmark(scenario.name, framesPerPeriod: ModulatorRig.framesPerPeriod,
+                                   render: rig.render(periods:), afterwards: { blackHole(rig.sink) })
     }
     // The C floor of each resting shape, in the same run.
     for (name, shape) in CModulatorRig.scenarios {
         let rig = CModulatorRig(shape: shape)
-        Benchmark(name) { benchmark in
-            benchmark.startMeasurement()
-            let nanoseconds = rig.render(periods: periodsPerIteration)
-            benchmark.stopMeasurement()
-            let parameterFrames = Int64(ModulatorRig.framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
-            benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
-            blackHole(rig.sink)
-        }
+        perParameterFrameBenchmark(name, framesPerPeriod: ModulatorRig.framesPerPeriod,
+                                   render: rig.render(periods:), afterwards: { blackHole(rig.sink) })
     }
     for (name, animating) in RendererModulatorRig.scenarios {
         let rig = RendererModulatorRig(animating: animating)
-        Benchmark(name) { benchmark in
-            benchmark.startMeasurement()
-            let nanoseconds = rig.render(periods: periodsPerIteration)
-            benchmark.stopMeasurement()
-            let parameterFrames = Int64(RendererModulatorRig.framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
-            benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
-        }
+        perParameterFrameBenchmark(name, framesPerPeriod: RendererModulatorRig.framesPerPeriod, render: rig.render(periods:))
+    }
+}
+
+/// A benchmark that renders `periodsPerIteration` periods of 64 parameters with `render` (which
+/// gives the nanoseconds it took) and reports picoseconds per parameter per frame; `afterwards`
+/// runs outside the measurement.
+func perParameterFrameBenchmark(_ name: String, framesPerPeriod: Int, render: @escaping (Int) -> Int64,
+                                afterwards: @escaping () -> Void = {}) {
+    Benchmark(name) { benchmark in
+        benchmark.startMeasurement()
+        let nanoseconds = render(periodsPerIteration)
+        benchmark.stopMeasurement()
+        let parameterFrames = Int64(framesPerPeriod * periodsPerIteration * ModulatorScenario.parameterCount)
+        benchmark.measurement(perParameterFrame, Int(nanoseconds * 1000 / parameterFrames))
+        afterwards()
     }
 }
