@@ -9,6 +9,9 @@
 #   make install     release build, then the binary to $(PREFIX)/bin (PREFIX=~/.local) and
 #                    the systemd user unit to ~/.config/systemd/user (UNITDIR=…)
 #   make uninstall   stops and disables the unit if systemd runs, removes both files
+#   make deb     release build, then paramd_<version>_<arch>.deb in .build-deb/ (scripts/build-deb.sh:
+#                the binary, the user unit, paramd(1), bash/zsh/fish completions, copyright,
+#                changelog; Depends from dpkg-shlibdeps); prints the package's path
 #   make tsan    the end-to-end suite against paramd built with ThreadSanitizer (.build-tsan);
 #                fails on any report (they are kept in .build-tools/tsan/)
 #   make fuzz    libFuzzer over ParamCore's packet-to-command path for FUZZ_SECONDS (60)
@@ -55,6 +58,8 @@ RELEASE := $(SWIFT) build -c release $(RELEASE_FLAGS)
 # The binary `install-files` copies; `install` builds it first.
 PARAMD_BIN ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/paramd
 
+DEB_DIR ?= .build-deb
+
 FUZZ_SECONDS ?= 60
 FUZZER := $(TOOLS_DIR)/packet-fuzzer
 FUZZ_SOURCES := $(sort $(shell find Sources/ParamCore -name '*.swift')) Fuzz/PacketFuzzer.swift
@@ -62,7 +67,7 @@ SOAK_SECONDS ?= 10
 SOAK_RATES ?= 20000 50000
 BENCH_ARGS ?=
 
-.PHONY: all deps build test tsan run shim fuzz soak bench bench-process plots plots-modulators clean install install-files uninstall
+.PHONY: all deps build test tsan run shim fuzz soak bench bench-process plots plots-modulators clean install install-files uninstall deb
 
 all: build
 
@@ -97,13 +102,15 @@ endif
 	@# paramds on one Link bar line (its own phase: it and a multi-host test each take their two
 	@# servers one at a time, and sharing two slots they could each hold one), access beyond
 	@# loopback (namespaces again, and Chromium on the far side), and the unit
-	@# under a real systemd user manager (cgroup and mount namespaces, a manager of its own).
+	@# under a real systemd user manager (cgroup and mount namespaces, a manager of its own),
+	@# and last the Debian package, whose paramd runs with the toolchain's folder hidden
+	@# (PackageTests: release products only, as the package takes only a static binary).
 	@# Tests that read JACK metadata run one server at a time: every jackd of a user shares one
 	@# metadata database (/dev/shm/jack_db-UID) and numbers port UUIDs alike, so another server's
 	@# client closing removes the properties of the same UUID.
 	$(SWIFT) test --skip-build --filter ParamCoreTests
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'UnitUnderSystemdTests|BufferSizeTests|PipeWireTests|MultiHostTests|LinkBarLineTests|ControlPageTests|AccessTests|AccessUDPTests|InJackMetadata'
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'PackageTests|UnitUnderSystemdTests|BufferSizeTests|PipeWireTests|MultiHostTests|LinkBarLineTests|ControlPageTests|AccessTests|AccessUDPTests|InJackMetadata'
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=1 $(SWIFT) test --skip-build --filter InJackMetadata
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter PipeWireTests
@@ -112,6 +119,9 @@ endif
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter LinkBarLineTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter 'AccessTests|AccessUDPTests'
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter UnitUnderSystemdTests
+ifneq ($(PRODUCTS_CONFIG),debug)
+	$(E2E_ENV) $(SWIFT) test --skip-build --filter PackageTests
+endif
 
 # ThreadSanitizer: paramd built with -sanitize=thread (and -DPARAMD_TSAN, which tells TSan
 # about the daemon's one lock type, Support/Locked.swift) runs under the end-to-end suite,
@@ -136,7 +146,7 @@ endif
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
-TSAN_SKIP := UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
+TSAN_SKIP := PackageTests|UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
@@ -200,6 +210,10 @@ uninstall:
 	fi
 	@echo "Removed paramd and its unit. Config and state stay in ~/.config/paramd and ~/.local/state/paramd."
 
+# The Debian package of the release binary `make build` makes (static Swift runtime).
+deb: build
+	@scripts/build-deb.sh --bin "$(PARAMD_BIN)" --out $(DEB_DIR)
+
 # A separate package, so that neither the main build nor CI pays for the benchmark framework.
 bench:
 	@mkdir -p $(TOOLS_DIR)
@@ -229,4 +243,4 @@ plots-modulators: deps
 clean:
 	$(SWIFT) package clean
 	rm -rf Benchmarks/.build
-	rm -rf $(TOOLS_DIR)
+	rm -rf $(TOOLS_DIR) $(DEB_DIR)

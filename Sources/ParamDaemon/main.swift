@@ -14,6 +14,10 @@ if commandLine.printSettingsTable {
     print(SettingsTable.listing)
     exit(0)
 }
+if commandLine.generateManpage {
+    print(ManPage.render(environment: ProcessInfo.processInfo.environment), terminator: "")
+    exit(0)
+}
 if commandLine.showURL {
     exit(ShowURL.run(commandLine: commandLine, environment: ProcessInfo.processInfo.environment))
 }

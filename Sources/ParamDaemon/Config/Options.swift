@@ -178,6 +178,10 @@ struct Options: ParsableCommand {
     @Flag(name: .customLong("settings-table"), help: .private)
     var printSettingsTable = false
 
+    /// Prints paramd(1) in roff (`ManPage`) and exits: what `make deb` installs.
+    @Flag(name: .customLong("generate-manpage"), help: .private)
+    var generateManpage = false
+
     /// Each flag given, checked by its row: the same words as the file's error for the same value.
     mutating func validate() throws {
         var scratch = Settings()

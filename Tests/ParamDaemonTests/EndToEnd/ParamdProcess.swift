@@ -13,19 +13,23 @@ struct ParamdProcess {
     let port: UInt16
     let name: String
 
+    /// `executable` (the built paramd when nil) run through `launcher` when one is given: the
+    /// launcher's words, then the executable and its arguments (the package test's mount namespace).
     static func start(server: JackServer, name: String = "paramd", arguments: [String] = [],
-                      environment: [String: String] = [:]) async throws -> ParamdProcess {
+                      environment: [String: String] = [:], executable: String? = nil,
+                      launcher: [String] = []) async throws -> ParamdProcess {
         let port = try freeUDPPort()
         // A home of its own: no test reads or writes the machine's config and state files.
         var environment = environment
         let home = TestDirectory.file("home-\(name)")
         if environment["XDG_CONFIG_HOME"] == nil { environment["XDG_CONFIG_HOME"] = home + "/config" }
         if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = home + "/state" }
+        let command = launcher + [try executable ?? Binaries.paramd()]
         let process = try ChildProcess(
-            try Binaries.paramd(),
+            command[0],
             // HTTP off unless a test asks for it (`--http-port` later on the line wins): parallel
             // tests would otherwise clash on its default port, 9001.
-            ["--server", server.name, "--name", name, "--port", "\(port)", "--http-port", "0"] + arguments,
+            Array(command.dropFirst()) + ["--server", server.name, "--name", name, "--port", "\(port)", "--http-port", "0"] + arguments,
             environment: environment, label: name)
         try await process.waitForLine(containing: "ready:", on: .stderr)
         return ParamdProcess(process: process, port: port, name: name)

@@ -22,7 +22,7 @@ struct QueryTests {
                                                "midi_received", "midi_started", "midi_feedback", "midi_dropped",
                                                "midi_in_links", "midi_out_links", "server",
                                                "timeline", "tempo", "beat", "beat_frame", "link_peers",
-                                               "refused", "open"])
+                                               "refused", "open", "version"])
         #expect(status.statusPairs["timeline"] == .string("internal"))
         #expect(status.statusPairs["tempo"] == .float32(120))
         #expect(status.statusPairs["link_peers"] == .int32(0))

@@ -13,45 +13,56 @@ import Glibc
 struct VolumeFadeTests {
     @Test func oscsendVolumeZeroFadesAlongTheDefaultCurveOverAQuarterSecond() async throws {
         let server = try JackServer.required()
-        let n = 12000  // 0.25 s at 48 kHz
-        let checked = 0..<(n + 1000)
-        let found: ((start: Int64, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("volume fade") {
-            let paramd = try await ParamdProcess.start(server: server, name: "paramd-fade")
-            let feeder = try await JackTool.feed(server: server, name: "feeder-fade", connect: ["paramd-fade:in_1"], value: 1)
-            let recorder = try await JackTool.record(server: server, name: "rec-fade", connect: ["paramd-fade:out_1"], seconds: 10)
-            try await recorder.record(seconds: 0.3)
-            try await oscsend(paramd.port, "/volume", "f", "0.0")
-            try await recorder.record(seconds: 0.6)
-            let recording = try await recorder.stop()
-            try await feeder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
-        } measure: { timeline in
-            // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first
-            // frame below 1 after a run of 1s.
-            guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no fade start (or it fell in a gap)") }
-            let s = change.last
-            let comparison = CurveComparison(timeline, start: s, frames: checked) { k in
-                k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
-            }
-            guard comparison.coverage >= 0.9 else { return .tooLittle("the fade from frame \(s): \(comparison)") }
-            return .enough((start: s, comparison: comparison))
+        try await expectOscsendVolumeZeroIsHeard(on: server, name: "paramd-fade") {
+            try await ParamdProcess.start(server: server, name: "paramd-fade")
         }
-        guard let ((s, comparison), timeline) = found else { return }
-        TestLog.write("volume fade from JACK frame \(s), default curve: \(comparison); recording: \(timeline.description)")
-        #expect(comparison.worst < 2e-5, "worst difference from the default curve: \(comparison)")
-        // Against the independent reference values too, where k/N lands on a listed progress.
-        var listed = 0
-        for row in try ReferenceCurves.rows(named: "default") {
-            let k = row.progress * Double(n)
-            guard k == k.rounded(), let value = timeline.value(at: s + Int64(k)) else { continue }
-            listed += 1
-            #expect(abs(Double(value) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
-        }
-        TestLog.write("volume fade: \(listed) reference values of curves.csv on recorded frames")
-        #expect(listed > 0, "some reference values fall on recorded frames")
-        #expect(timeline.samples(in: (s + Int64(n))..<(s + Int64(n) + 1000)).allSatisfy { $0.value == 0 }, "silent from s + N on")
     }
+}
+
+/// SPEC §7's used-by command, heard: `oscsend localhost PORT /volume f 0.0` to the paramd that
+/// `start` starts as client `name` on `server`, with DC 1.0 fed into in_1 and out_1 recorded
+/// by two test clients, fades out_1 from 1 to 0 along the `default` curve over 0.25 s, sample
+/// by sample. The package test runs the installed binary through it.
+func expectOscsendVolumeZeroIsHeard(on server: JackServer, name: String,
+                                    start: () async throws -> ParamdProcess) async throws {
+    let n = 12000  // 0.25 s at 48 kHz
+    let checked = 0..<(n + 1000)
+    let found: ((start: Int64, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("volume fade") {
+        let paramd = try await start()
+        let feeder = try await JackTool.feed(server: server, name: "feeder-fade", connect: ["\(name):in_1"], value: 1)
+        let recorder = try await JackTool.record(server: server, name: "rec-fade", connect: ["\(name):out_1"], seconds: 10)
+        try await recorder.record(seconds: 0.3)
+        try await oscsend(paramd.port, "/volume", "f", "0.0")
+        try await recorder.record(seconds: 0.6)
+        let recording = try await recorder.stop()
+        try await feeder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        return recording
+    } measure: { timeline in
+        // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first
+        // frame below 1 after a run of 1s.
+        guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no fade start (or it fell in a gap)") }
+        let s = change.last
+        let comparison = CurveComparison(timeline, start: s, frames: checked) { k in
+            k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
+        }
+        guard comparison.coverage >= 0.9 else { return .tooLittle("the fade from frame \(s): \(comparison)") }
+        return .enough((start: s, comparison: comparison))
+    }
+    guard let ((s, comparison), timeline) = found else { return }
+    TestLog.write("volume fade from JACK frame \(s), default curve: \(comparison); recording: \(timeline.description)")
+    #expect(comparison.worst < 2e-5, "worst difference from the default curve: \(comparison)")
+    // Against the independent reference values too, where k/N lands on a listed progress.
+    var listed = 0
+    for row in try ReferenceCurves.rows(named: "default") {
+        let k = row.progress * Double(n)
+        guard k == k.rounded(), let value = timeline.value(at: s + Int64(k)) else { continue }
+        listed += 1
+        #expect(abs(Double(value) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
+    }
+    TestLog.write("volume fade: \(listed) reference values of curves.csv on recorded frames")
+    #expect(listed > 0, "some reference values fall on recorded frames")
+    #expect(timeline.samples(in: (s + Int64(n))..<(s + Int64(n) + 1000)).allSatisfy { $0.value == 0 }, "silent from s + N on")
 }
 
 /// `Tests/Fixtures/reference/curves.csv` (or `$PARAMD_REFERENCE_DIR/curves.csv`), read as

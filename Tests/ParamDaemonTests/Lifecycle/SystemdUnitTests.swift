@@ -8,19 +8,11 @@ import Glibc
 /// `systemd/paramd.service`, `make install`/`make uninstall`, `--help` and `--version`.
 @Suite(.serialized)
 struct SystemdUnitTests {
-    /// Runs a command to its end; its status and both outputs.
-    private func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                     label: String) async throws -> (ExitStatus, String, String) {
-        let child = try ChildProcess(executable, arguments, environment: environment, label: label)
-        let status = try await child.waitForExit(timeout: .seconds(60))
-        return (status, child.standardOutput, child.standardError)
-    }
-
     @Test func makeInstallPutsTheBinaryAndTheUnitInPlaceAndSystemdAnalyzeVerifyAcceptsTheUnit() async throws {
         let root = TestDirectory.file("install")
         let prefix = root + "/prefix", unitDir = root + "/units"
         let make = ["-s", "-C", Binaries.packageRoot.path]
-        let (status, _, errors) = try await run("make", make + ["install-files", "PARAMD_BIN=\(try Binaries.paramd())",
+        let (status, _, errors) = try await ChildProcess.run("make", make + ["install-files", "PARAMD_BIN=\(try Binaries.paramd())",
                                                                "PREFIX=\(prefix)", "UNITDIR=\(unitDir)"], label: "make-install")
         #expect(status == .exited(0), "\(errors)")
         let unit = unitDir + "/paramd.service"
@@ -37,7 +29,7 @@ struct SystemdUnitTests {
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         for mode in [["--user"], []] {
-            let (verify, out, err) = try await run("systemd-analyze", mode + ["verify", unit],
+            let (verify, out, err) = try await ChildProcess.run("systemd-analyze", mode + ["verify", unit],
                                                    environment: ["XDG_RUNTIME_DIR": runtime], label: "systemd-analyze")
             #expect(verify == .exited(0), "systemd-analyze \(mode) verify: \(err)")
             #expect(out.isEmpty && err.isEmpty, "systemd-analyze \(mode) verify says: \(out)\(err)")
@@ -45,24 +37,24 @@ struct SystemdUnitTests {
         // The check is real: a broken unit is reported.
         let broken = root + "/broken.service"
         try text.replacingOccurrences(of: "Type=notify", with: "Type=notifyy").write(toFile: broken, atomically: true, encoding: .utf8)
-        let (_, _, complaint) = try await run("systemd-analyze", ["--user", "verify", broken],
+        let (_, _, complaint) = try await ChildProcess.run("systemd-analyze", ["--user", "verify", broken],
                                               environment: ["XDG_RUNTIME_DIR": runtime], label: "systemd-analyze")
         #expect(complaint.contains("notifyy"))
 
-        let (removed, _, removeErrors) = try await run("make", make + ["uninstall", "PREFIX=\(prefix)", "UNITDIR=\(unitDir)"], label: "make-uninstall")
+        let (removed, _, removeErrors) = try await ChildProcess.run("make", make + ["uninstall", "PREFIX=\(prefix)", "UNITDIR=\(unitDir)"], label: "make-uninstall")
         #expect(removed == .exited(0), "\(removeErrors)")
         #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/paramd"))
         #expect(!FileManager.default.fileExists(atPath: unit))
     }
 
     @Test func helpListsEveryOptionOfTheSpecAndVersionPrintsTheVersion() async throws {
-        let (status, help, _) = try await run(try Binaries.paramd(), ["--help"], label: "paramd-help")
+        let (status, help, _) = try await ChildProcess.run(try Binaries.paramd(), ["--help"], label: "paramd-help")
         #expect(status == .exited(0))
         for option in ["--port", "--bind", "--server", "--name", "--connect", "--autoconnect", "--config",
                        "--state-file", "--no-state", "--max-subscribers", "--subscription-ttl", "--log-level", "--version"] {
             #expect(help.contains(option), "--help lists \(option)")
         }
-        let (versionStatus, version, _) = try await run(try Binaries.paramd(), ["--version"], label: "paramd-version")
+        let (versionStatus, version, _) = try await ChildProcess.run(try Binaries.paramd(), ["--version"], label: "paramd-version")
         #expect(versionStatus == .exited(0))
         #expect(version.hasPrefix("paramd "), "\(version)")
     }

@@ -281,6 +281,16 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
     }
 }
 
+extension ChildProcess {
+    /// Runs a command to its end: its status and both outputs.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           label: String, timeout: Duration = .seconds(60)) async throws -> (ExitStatus, String, String) {
+        let child = try ChildProcess(executable, arguments, environment: environment, label: label)
+        let status = try await child.waitForExit(timeout: timeout)
+        return (status, child.standardOutput, child.standardError)
+    }
+}
+
 /// glibc ≥ 2.34's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does
 /// not show (it needs `_GNU_SOURCE`). A plain C function: a pointer and an int in, an int out.
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
