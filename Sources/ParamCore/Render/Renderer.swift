@@ -40,27 +40,49 @@ public struct Renderer: @unchecked Sendable {
     @usableFromInline let owns: OwnedMemory
     public private(set) var sampleRate: Double
 
-    @inlinable public var commands: CommandQueue { handles.commands }
-    @inlinable public var events: SPSCRing<Event> { handles.events }
-    @inlinable public var updates: SPSCRing<TargetUpdate> { handles.updates }
+    @inlinable public var commands: CommandQueue {
+        handles.commands
+    }
+    @inlinable public var events: SPSCRing<Event> {
+        handles.events
+    }
+    @inlinable public var updates: SPSCRing<TargetUpdate> {
+        handles.updates
+    }
     /// Per parameter: value at the end of the last period and target. Written by the audio
     /// thread, read by the control thread.
-    @inlinable public var snapshot: ParameterSnapshot { handles.snapshot }
+    @inlinable public var snapshot: ParameterSnapshot {
+        handles.snapshot
+    }
     /// Per modulated parameter: its depth at the end of the last period (`/mod/get`).
-    @inlinable public var depthSnapshot: ModulatorDepthSnapshot { handles.depthSnapshot }
+    @inlinable public var depthSnapshot: ModulatorDepthSnapshot {
+        handles.depthSnapshot
+    }
     /// Counters the daemon hands every renderer it builds (they count on across reconnections),
     /// or this renderer's own.
-    @inlinable public var counters: RenderCounters { handles.counters }
+    @inlinable public var counters: RenderCounters {
+        handles.counters
+    }
     /// The tempo asked for and the one published (kept by the caller like `counters`, or own).
-    @inlinable public var tempo: TempoExchange { handles.tempo }
+    @inlinable public var tempo: TempoExchange {
+        handles.tempo
+    }
     /// The timeline, counting beats from the first frame rendered (Renderer+Timeline).
-    @inlinable public var timeline: Timeline { time.timeline }
+    @inlinable public var timeline: Timeline {
+        time.timeline
+    }
     /// Maps time tags to frames.
-    @inlinable public var clock: FrameClock { schedule.clock }
+    @inlinable public var clock: FrameClock {
+        schedule.clock
+    }
     /// Oscillator phase in radians, in [0, 2π).
-    @inlinable public var phase: Double { signal.phase }
+    @inlinable public var phase: Double {
+        signal.phase
+    }
     /// Frames rendered since start: the audio side's clock.
-    @inlinable public var framePosition: UInt64 { jackFrames.position }
+    @inlinable public var framePosition: UInt64 {
+        jackFrames.position
+    }
     /// True on a server whose frame counter moves on by the earlier cycle's length (PipeWire's
     /// JACK; `JackFrameFollower`). Set before the client is activated.
     @inlinable public var counterStepsByEarlierCycle: Bool {
@@ -71,8 +93,12 @@ public struct Renderer: @unchecked Sendable {
     @inline(__always) var reporter: Reporter {
         Reporter(events: handles.events, updates: handles.updates, counters: handles.counters, endsWanted: reporting.endsWanted)
     }
-    @inline(__always) var params: UnsafeMutablePointer<AnimatedParameter> { slots.params }
-    @inline(__always) var signalPath: SignalPathParameters { SignalPathParameters(slots.params) }
+    @inline(__always) var params: UnsafeMutablePointer<AnimatedParameter> {
+        slots.params
+    }
+    @inline(__always) var signalPath: SignalPathParameters {
+        SignalPathParameters(slots.params)
+    }
 
     /// Control side. One slot's `ParameterMotion` made resident (`Resident.populate`): at start
     /// for the slots in use, by `RendererHandles.makeResident` for a slot declared later.
