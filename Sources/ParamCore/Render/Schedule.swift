@@ -88,11 +88,18 @@ struct Schedule {
             entries[due].frame = frame
             due &+= 1
         }
+        sortFront(due)  // all on one frame now: by sequence; rare, and few
+    }
+
+    /// Realtime-safe. The first `n` entries in order (`precedes`), by insertion: few entries,
+    /// most already in order.
+    @_noLocks
+    mutating func sortFront(_ n: Int) {
         var i = 1
-        while i < due {  // insertion sort by sequence: rare, and few
+        while i < n {
             let entry = entries[i]
             var k = i
-            while k > 0 && entry.sequence < entries[k &- 1].sequence {
+            while k > 0 && entry.precedes(entries[k &- 1]) {
                 entries[k] = entries[k &- 1]
                 k &-= 1
             }
@@ -230,17 +237,6 @@ struct Schedule {
             }
             i &+= 1
         }
-        guard moved else { return }
-        i = 1
-        while i < framedCount {  // insertion sort: few entries, most in order
-            let entry = entries[i]
-            var k = i
-            while k > 0 && entry.precedes(entries[k &- 1]) {
-                entries[k] = entries[k &- 1]
-                k &-= 1
-            }
-            entries[k] = entry
-            i &+= 1
-        }
+        if moved { sortFront(framedCount) }
     }
 }
