@@ -89,8 +89,8 @@ private func check(_ command: TimedCommand, tempo: Double) {
         precondition(spec.target >= registry[p].minimum && spec.target <= registry[p].maximum, "target \(spec.target) outside \(p)")
         precondition(spec.seconds.isFinite && spec.seconds >= 0 && spec.seconds <= Controller.maximumSeconds, "duration \(spec.seconds)")
         precondition(spec.from.isNaN || (spec.from >= registry[p].minimum && spec.from <= registry[p].maximum), "from \(spec.from)")
-        precondition(spec.beats.isNaN || (spec.beats > 0 && spec.beats * 60 / tempo <= Controller.maximumSeconds),
-                     "beats \(spec.beats)")
+        precondition(spec.beats.map { $0.isNaN || ($0 > 0 && $0 * 60 / tempo <= Controller.maximumSeconds) } ?? true,
+                     "beats \(String(describing: spec.beats))")
     }
     let placement = command.placement
     precondition(placement.delayBeats.isFinite && placement.delayBeats >= 0 && placement.gridBeats.isFinite

@@ -42,7 +42,7 @@ extension Controller {
         switch amount {
         case .seconds(let s):
             spec.seconds = s
-            spec.beats = .nan
+            spec.beats = nil
         case .beats(let b):
             spec.seconds = b * 60 / tempo
             spec.beats = b

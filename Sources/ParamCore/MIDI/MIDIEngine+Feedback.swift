@@ -26,7 +26,7 @@ extension MIDIEngine {
             let raw = m.rawValue(of: value)
             if raw == slots[k].lastSent { continue }
             // Within an interval either way: the renderer's clock can go back a little
-            // (Renderer.followJackFrame); a new renderer after the server came back starts
+            // (JackFrameFollower.follow); a new renderer after the server came back starts
             // its own clock far from the last send.
             let since = Int64(bitPattern: frame &- slots[k].lastSentFrame)
             if slots[k].sentOnce && since < Int64(intervalFrames) && since > -Int64(intervalFrames) { continue }

@@ -20,20 +20,33 @@ public struct AnimationSpec: Sendable, BitwiseCopyable {
     public var additive = false
     /// The user's `id`, echoed in this animation's `/done`; nil when none was given.
     public var tag: Int32? = nil
-    /// Nonzero: a member of scene recall `group` (SPEC §13). Members of one group that start
+    /// A member of this scene recall (SPEC §13), or of none. Members of one recall that start
     /// on the same frame with the same seconds, curve, repeat and autoreverse share one curve
-    /// evaluation per frame; the group is echoed in each member's `done`.
-    public var group: UInt32 = 0
+    /// evaluation per frame; the recall is echoed in each member's `done`.
+    public var recall: RecallGroup? = nil
     /// A pass's length in beats when the duration was given in musical time (SPEC §14): the
     /// animation then advances in beats and re-times when the tempo changes; `seconds` holds
-    /// its length at the tempo it was sent at. NaN: in seconds.
-    public var beats: Double = .nan
+    /// its length at the tempo it was sent at. nil: in seconds.
+    public var beats: Double? = nil
 
     public init(target: Double, seconds: Double, curve: TimingCurve, domain: ValueDomain) {
         self.target = target
         self.seconds = seconds
         self.curve = curve
         self.domain = domain
+    }
+
+    /// `recall`'s number, 0 for none: the spelling the control side and the `done` event use
+    /// (`Event.done`'s `group`) until they take `recall` too.
+    @inlinable public var group: UInt32 {
+        get { recall?.number ?? 0 }
+        set { recall = newValue == 0 ? nil : RecallGroup(newValue) }
+    }
+
+    /// Realtime-safe. The length in beats when given in musical time and positive, else nil.
+    @inlinable public var musicalBeats: Double? {
+        if let beats, beats > 0 { return beats }
+        return nil
     }
 
     /// Realtime-safe. Whether it ends anywhere but on its target (or never ends).
@@ -69,8 +82,8 @@ public struct KeyframeSpec: Sendable, BitwiseCopyable {
     public var curves = InlineArray<31, TimingCurve>(repeating: .linear)
     public var calculation: KeyframeCalculation = .linear
     public var seconds: Double = 0
-    /// The length in beats when given in musical time (as `AnimationSpec.beats`); NaN: seconds.
-    public var beats: Double = .nan
+    /// The length in beats when given in musical time (as `AnimationSpec.beats`); nil: seconds.
+    public var beats: Double? = nil
     public var domain: ValueDomain = .linear
     public var repeatCount: Double = 1
     public var autoreverses = false
@@ -110,10 +123,14 @@ public enum StartTime: Sendable, BitwiseCopyable, Equatable {
     case at(OSCTimeTag)
 }
 
-/// A command from the control thread to the audio thread.
-public enum Command: Sendable, BitwiseCopyable {
+/// The one table of commands from the control thread to the audio thread. `Command` is it
+/// with its keyframes inline, as the controller makes it; `QueuedCommand.Payload` is it with
+/// the keyframes left in a slot of the queue's store (`CommandQueue`), as it crosses the ring.
+/// A new command is a case here (with its line in `parameter` and `storingKeyframes`), the
+/// controller's route that makes it, and `Renderer.apply` that runs it.
+public enum CommandTable<Keyframes: BitwiseCopyable & Sendable>: Sendable, BitwiseCopyable {
     case animate(ParameterID, AnimationSpec)
-    case keyframes(ParameterID, KeyframeSpec)
+    case keyframes(ParameterID, Keyframes)
     /// Freeze at the sounding value; the target becomes that value.
     case stop(ParameterID)
     /// A declared parameter comes into its slot, or changes range or CV scaling there (a
@@ -144,7 +161,48 @@ public enum Command: Sendable, BitwiseCopyable {
              .bind(let p, _), .unbind(let p), .modulate(let p, _), .modulateDepth(let p, _), .stopModulator(let p, _): p
         }
     }
+
+    /// The same command with its keyframes (if it has any) replaced by what `store` returns
+    /// for them: where the queue keeps them.
+    @inlinable
+    public func storingKeyframes<Stored>(_ store: (Keyframes) -> Stored) -> CommandTable<Stored> {
+        switch self {
+        case .animate(let p, let spec): .animate(p, spec)
+        case .keyframes(let p, let keyframes): .keyframes(p, store(keyframes))
+        case .stop(let p): .stop(p)
+        case .declare(let p, let setup): .declare(p, setup)
+        case .undeclare(let p): .undeclare(p)
+        case .bind(let p, let binding): .bind(p, binding)
+        case .unbind(let p): .unbind(p)
+        case .modulate(let p, let spec): .modulate(p, spec)
+        case .modulateDepth(let p, let spec): .modulateDepth(p, spec)
+        case .stopModulator(let p, let seconds): .stopModulator(p, fadeSeconds: seconds)
+        }
+    }
+
+    /// Realtime-safe. An animation's spec (not keyframes'), else nil.
+    @inlinable public var animation: AnimationSpec? {
+        if case .animate(_, let spec) = self { return spec }
+        return nil
+    }
+
+    /// Realtime-safe. The keyframes of a keyframe animation, else nil.
+    @inlinable public var keyframeTrack: Keyframes? {
+        if case .keyframes(_, let keyframes) = self { return keyframes }
+        return nil
+    }
+
+    /// Realtime-safe. Whether it starts an animation (basic or keyframes), which ends with a `done`.
+    @inlinable public var startsAnimation: Bool {
+        switch self {
+        case .animate, .keyframes: true
+        default: false
+        }
+    }
 }
+
+/// A command as the controller makes it: keyframes inline.
+public typealias Command = CommandTable<KeyframeSpec>
 
 public struct TimedCommand: Sendable, BitwiseCopyable {
     public var command: Command

@@ -6,32 +6,15 @@ import Synchronization
 /// that a long-running daemon touches over time do not grow its memory by megabytes.
 @usableFromInline
 struct QueuedCommand: BitwiseCopyable {
-    @usableFromInline
-    enum Payload: BitwiseCopyable {
-        case animate(ParameterID, AnimationSpec)
-        /// The keyframes are in `KeyframeStore` slot `slot`, until the audio side frees it.
-        case keyframes(ParameterID, slot: UInt16)
-        case stop(ParameterID)
-        case declare(ParameterID, SlotSetup)
-        case undeclare(ParameterID)
-        case bind(ParameterID, MorphBinding)
-        case unbind(ParameterID)
-        case modulate(ParameterID, ModulatorSpec)
-        case modulateDepth(ParameterID, AnimationSpec)
-        case stopModulator(ParameterID, fadeSeconds: Double)
-    }
+    /// The command, its keyframes in `KeyframeStore` slot number, until the audio side frees it.
+    @usableFromInline typealias Payload = CommandTable<UInt16>
     @usableFromInline var payload: Payload
     @usableFromInline var start: StartTime
     @usableFromInline var delaySeconds: Double
     @usableFromInline var serial: UInt32
     @usableFromInline var placement: BeatPlacement = .none
 
-    @usableFromInline var parameter: ParameterID {
-        switch payload {
-        case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p),
-             .bind(let p, _), .unbind(let p), .modulate(let p, _), .modulateDepth(let p, _), .stopModulator(let p, _): p
-        }
-    }
+    @usableFromInline var parameter: ParameterID { payload.parameter }
 }
 
 /// The commands of one renderer, from the control thread (producer) to the audio thread
@@ -92,30 +75,10 @@ public struct CommandQueue: @unchecked Sendable {
         // allocation and a copy of each command fewer per packet.
         let pushed = withUnsafeTemporaryAllocation(of: QueuedCommand.self, capacity: commands.count) { queued in
             for (i, c) in commands.enumerated() {
-                let payload: QueuedCommand.Payload
-                switch c.command {
-                case .animate(let p, let spec):
-                    payload = .animate(p, spec)
-                case .keyframes(let p, let spec):
+                let payload = c.command.storingKeyframes { spec in
                     let slot = free.pop()!  // counted above
                     slots[Int(slot)] = spec
-                    payload = .keyframes(p, slot: slot)
-                case .stop(let p):
-                    payload = .stop(p)
-                case .declare(let p, let setup):
-                    payload = .declare(p, setup)
-                case .undeclare(let p):
-                    payload = .undeclare(p)
-                case .bind(let p, let binding):
-                    payload = .bind(p, binding)
-                case .unbind(let p):
-                    payload = .unbind(p)
-                case .modulate(let p, let spec):
-                    payload = .modulate(p, spec)
-                case .modulateDepth(let p, let spec):
-                    payload = .modulateDepth(p, spec)
-                case .stopModulator(let p, let seconds):
-                    payload = .stopModulator(p, fadeSeconds: seconds)
+                    return slot
                 }
                 queued.initializeElement(at: i, to: QueuedCommand(payload: payload, start: c.start, delaySeconds: c.delaySeconds, serial: c.serial,
                                                                         placement: c.placement))
@@ -133,7 +96,7 @@ public struct CommandQueue: @unchecked Sendable {
         var n = 0
         while let c = ring.pop() {
             n += 1
-            if case .keyframes(_, let slot) = c.payload { _ = free.push(slot) }
+            if let slot = c.payload.keyframeTrack { _ = free.push(slot) }
         }
         return n
     }

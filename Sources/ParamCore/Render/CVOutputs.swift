@@ -8,25 +8,28 @@ extension Renderer {
     @_noLocks
     mutating func renderDeclaredAndCV(first: UInt64, count: Int, cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int,
                                       rendered: RenderedParameters, morphMoves: Bool, bindingsMove: Bool) {
-        let shared = chunkScratch.declared
+        let chunks = signal.chunks
+        let shared = chunks.declared
         let r = reporter
+        let outputs = slots.outputs
         let m = ParameterID.morph.index
         if let port = cv.flatMap({ outputs[m].scale != 0 ? $0[m] : nil }) {
             if morphMoves {  // rendered, and modulated, into its chunk
-                outputs[m].write(port + offset, from: chunkScratch.morph, count: count)
+                outputs[m].write(port + offset, from: chunks.morph, count: count)
             } else {
                 outputs[m].fill(port + offset, value: params[m].value, count: count)
             }
         }
         var i = 0
-        while i < declaredCount {
-            let k = declared[i].index
+        while i < slots.declaredCount {
+            let k = slots.declared[i].index
             let port = cv.flatMap { outputs[k].scale != 0 ? $0[k] : nil }
             // A modulated one is written into the chunk at rest too, then modulated there.
-            let modulated = !modulatedSlots.isEmpty && modulatedSlots.contains(k)
+            let modulated = modulators.modulates(k)
             if params[k].layerCount == 0 {
-                if bindingsMove && boundSlots.contains(k) {
-                    renderBound(k, into: shared, first: first, count: count, morphValues: chunkScratch.morph)
+                if bindingsMove && morph.slots.contains(k) {
+                    morph.render(k, into: shared, first: first, count: count, morphValues: chunks.morph, glideWeights: chunks.glide,
+                                 params: params, curves: curves.table)
                 } else if modulated {
                     shared.update(repeating: params[k].value, count: count)
                 } else {
@@ -35,9 +38,9 @@ extension Renderer {
                     continue
                 }
             } else {
-                _ = params[k].render(into: shared, first: first, count: count, reporter: r, shared: sharedCurves)
+                _ = params[k].render(into: shared, first: first, count: count, reporter: r, shared: curves.table)
             }
-            if modulated { modulateChunk(k, shared, first: first, count: count) }
+            if modulated { modulators.modulate(k, shared, first: first, count: count, sampleRate: sampleRate, timeline: timeline) }
             if let port { outputs[k].write(port + offset, from: shared, count: count) }
             i &+= 1
         }
@@ -47,7 +50,7 @@ extension Renderer {
         while b < ParameterID.signalPathCount {
             if outputs[b].scale != 0, let port = cv[b] {
                 if rendered.contains(RenderedParameters(slot: b)) {
-                    outputs[b].write(port + offset, from: chunkScratch.chunk(b), count: count)
+                    outputs[b].write(port + offset, from: chunks.chunk(b), count: count)
                 } else {
                     outputs[b].fill(port + offset, value: params[b].value, count: count)
                 }

@@ -13,15 +13,11 @@ extension Renderer {
             }
         }
         // Waiting commands in arrival order.
-        let waiting = (0..<scheduled).map { scheduledEntry($0) }.sorted { $0.sequence < $1.sequence }
-        for entry in waiting {
+        let waiting = (0..<schedule.count).map { schedule.entry($0) }.sorted { $0.sequence < $1.sequence }
+        for entry in waiting where entry.timed.payload.startsAnimation {
             let p = entry.timed.parameter
-            let value = params[p.index].value
-            switch entry.timed.payload {
-            case .animate, .keyframes:
-                ended.append(.done(p, finished: false, value: value, tag: self.tag(of: entry.timed), group: Self.group(of: entry.timed)))
-            case .stop, .declare, .undeclare, .bind, .unbind, .modulate, .modulateDepth, .stopModulator: break
-            }
+            ended.append(.done(p, finished: false, value: params[p.index].value, tag: self.tag(of: entry.timed),
+                               group: Self.group(of: entry.timed)))
         }
         return ended
     }

@@ -13,122 +13,97 @@ public struct Renderer: @unchecked Sendable {
     /// as before chunks were made small, so a resting period costs what it did.
     public static var restingSpan: Int { 1024 }
     /// Commands that can wait for their frame at once (delays, future time tags).
-    public static var scheduleCapacity: Int { 256 }
+    public static var scheduleCapacity: Int { Schedule.capacity }
 
-    /// Every parameter slot of the registry (`ParameterRegistry.capacity`), by id: the five of
-    /// the signal path, then declared ones. Slots not in use are left uninitialised (so their
-    /// memory is never touched) until a parameter is declared in them. 56 bytes a slot, in
-    /// `HotMemory`: what a period reads of the five is a few cache lines of one page.
-    @usableFromInline let params: UnsafeMutablePointer<AnimatedParameter>
-    /// Each slot's layers and keyframe track (`AnimatedParameter.motion`), 3.6 KB a slot,
-    /// touched only while its parameter moves.
-    @usableFromInline let motions: UnsafeMutablePointer<ParameterMotion>
-    /// Each slot's first layer (`AnimatedParameter.firstLayer`), in a row from a page boundary:
-    /// the five of the signal path ramping read 2.4 KB of one page.
-    @usableFromInline let firstLayers: UnsafeMutablePointer<Animation>
-    /// What each slot drives beyond the signal path: its CV port's scaling.
-    @usableFromInline let outputs: UnsafeMutablePointer<ParameterOutput>
-    /// How many slots have a CV port (`outputs[k].scale != 0`): with none, a period reads
-    /// neither `outputs` nor the CV tables (`rendersAnyCV`).
-    @usableFromInline var cvSlots = 0
-    /// The declared parameters in use, by id, in order; `declaredCount` of them.
-    @usableFromInline let declared: UnsafeMutablePointer<ParameterID>
-    @usableFromInline var declaredCount = 0
-    /// The same slots as a set, for `isRendered`.
-    @usableFromInline var declaredSlots = SlotSet()
-
-    /// Oscillator phase in radians, in [0, 2π).
-    public internal(set) var phase: Double = 0
-    /// Frames rendered since start: the audio side's clock.
-    public internal(set) var framePosition: UInt64 = 0
+    /// The parameter slots, declared ones and their CV outputs.
+    @usableFromInline var slots: ParameterSlots
+    /// The oscillator's phase, the scratch chunks, silence; the mix of each chunk.
+    @usableFromInline var signal: SignalPath
+    /// The frame position, following JACK's frame counter.
+    @usableFromInline var jackFrames = JackFrameFollower()
+    /// Commands waiting for their frame or time, and the clock that places times.
+    @usableFromInline var schedule: Schedule
+    /// The timeline (SPEC §14): the tempo asked for, or the one followed outside paramd.
+    @usableFromInline var time: TimelineFollower
+    /// Curves evaluated once per frame for the members of a scene recall and for glides.
+    @usableFromInline var curves: SceneCurves
+    /// Parameters bound to `morph` (SPEC §13).
+    @usableFromInline var morph: MorphBindings
+    /// Per-slot modulators (SPEC §15) and their depth snapshot.
+    @usableFromInline var modulators: ModulatorBank
+    /// The rings, the snapshot, the counters and the tempo exchange: what the control side
+    /// keeps of this renderer (take them before the audio thread owns this value).
+    public let handles: RendererHandles
+    /// What goes out at the period's end beyond values: whether ends are wanted, local targets.
+    @usableFromInline var reporting = PeriodReporting()
+    /// The counters and the tempo exchange, when this renderer made them (not the caller).
+    @usableFromInline let owns: OwnedMemory
     public private(set) var sampleRate: Double
-    public internal(set) var clock = FrameClock()
-    /// JACK's frame counter as read in the last rendered cycle, and that cycle's length.
-    @usableFromInline var lastJackFrame: UInt32? = nil
-    @usableFromInline var lastFrames = 0
-    /// Frames JACK's counter has moved on beyond the cycles rendered, not yet confirmed by a
-    /// cycle that follows on from the reading (see `followJackFrame`).
-    @usableFromInline var unconfirmedSkip: Int64 = 0
-    /// Frames skipped since the readings began to be compared, less those taken back: the
-    /// most a step back can take back (`followJackFrame`).
-    @usableFromInline var skippedSinceReadingsBegan: Int64 = 0
-    /// True on a server whose frame counter moves on by the earlier cycle's length, not by the
-    /// cycle's own (JACK2's): PipeWire's JACK. Set before the client is activated.
-    public var counterStepsByEarlierCycle = false
-    /// This cycle's first frame was moved by a skip or a take-back on such a counter, whose
-    /// frames need not keep pace with its clock then: `FrameClock` takes this cycle's reading.
-    @usableFromInline var counterJumped = false
 
-    public let commands: CommandQueue
-    public let events: SPSCRing<Event>
-    public let updates: SPSCRing<TargetUpdate>
+    @inlinable public var commands: CommandQueue {
+        handles.commands
+    }
+    @inlinable public var events: SPSCRing<Event> {
+        handles.events
+    }
+    @inlinable public var updates: SPSCRing<TargetUpdate> {
+        handles.updates
+    }
     /// Per parameter: value at the end of the last period and target. Written by the audio
     /// thread, read by the control thread.
-    public let snapshot: ParameterSnapshot
+    @inlinable public var snapshot: ParameterSnapshot {
+        handles.snapshot
+    }
     /// Per modulated parameter: its depth at the end of the last period (`/mod/get`).
-    public let depthSnapshot: ModulatorDepthSnapshot
+    @inlinable public var depthSnapshot: ModulatorDepthSnapshot {
+        handles.depthSnapshot
+    }
     /// Counters the daemon hands every renderer it builds (they count on across reconnections),
-    /// or this renderer's own (`ownsCounters`).
-    public let counters: RenderCounters
-    @usableFromInline let ownsCounters: Bool
+    /// or this renderer's own.
+    @inlinable public var counters: RenderCounters {
+        handles.counters
+    }
     /// The tempo asked for and the one published (kept by the caller like `counters`, or own).
-    public let tempo: TempoExchange
-    @usableFromInline let ownsTempo: Bool
-    /// The timeline (SPEC §14), counting beats from the first frame rendered (Renderer+Tempo).
-    public internal(set) var timeline: Timeline
-    /// The sequence of the last tempo request taken from `tempo`.
-    @usableFromInline var tempoSequence: UInt64
-    /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
-    /// path, one for `morph`, and one that declared parameters take in turn (`ChunkScratch`).
-    @usableFromInline let scratch: UnsafeMutablePointer<Double>
-    /// `restingSpan` frames of silence, read in place of an input port without a buffer.
-    @usableFromInline let silence: UnsafeMutablePointer<Float>
-    /// Commands waiting (Renderer+Schedule.swift): those with a frame at the front, sorted by
-    /// frame then sequence, `framedCount` of them; those still waiting for a time at the back,
-    /// from the last entry down, `timedCount` of them.
-    @usableFromInline let schedule: UnsafeMutablePointer<ScheduledCommand>
-    @usableFromInline var framedCount = 0
-    @usableFromInline var timedCount = 0
-    @usableFromInline var sequence: UInt64 = 0
-    /// Curves evaluated once per frame for the members of a scene recall (SceneGroups.swift).
-    @usableFromInline let sharedCurves: SharedCurves
-    /// Whether any entry of `sharedCurves` is in use (an idle period does not read the table).
-    @usableFromInline var sharesCurves = false
-    /// By slot, the morph binding of each slot in `boundSlots` (MorphBindings.swift).
-    @usableFromInline let bindings: UnsafeMutablePointer<BoundParameter>
-    @usableFromInline var boundSlots = SlotSet()
-    @usableFromInline var boundCount = 0
-    /// From this frame on, no binding glides (the frame after the last glide's end).
-    @usableFromInline var glidesUntil: UInt64 = 0
-    /// Per slot, its modulator and layer rule (Renderer+Modulators.swift); `modulators[k]` is
-    /// meaningful for the slots in `modulatedSlots` only, `soundingValues[k]` holds what
-    /// such a slot sounded at the last frame rendered.
-    @usableFromInline let modulators: ModulatorSlots
-    @usableFromInline var modulatedSlots = SlotSet()
-    /// Parameters whose target a local animation set this period: their targets go to the
-    /// control side at the period's end, one update each however many there were.
-    @usableFromInline var localTargets = SlotSet()
+    @inlinable public var tempo: TempoExchange {
+        handles.tempo
+    }
+    /// The timeline, counting beats from the first frame rendered (Renderer+Timeline).
+    @inlinable public var timeline: Timeline {
+        time.timeline
+    }
+    /// Maps time tags to frames.
+    @inlinable public var clock: FrameClock {
+        schedule.clock
+    }
+    /// Oscillator phase in radians, in [0, 2π).
+    @inlinable public var phase: Double {
+        signal.phase
+    }
+    /// Frames rendered since start: the audio side's clock.
+    @inlinable public var framePosition: UInt64 {
+        jackFrames.position
+    }
+    /// True on a server whose frame counter moves on by the earlier cycle's length (PipeWire's
+    /// JACK; `JackFrameFollower`). Set before the client is activated.
+    @inlinable public var counterStepsByEarlierCycle: Bool {
+        get { jackFrames.counterStepsByEarlierCycle }
+        set { jackFrames.counterStepsByEarlierCycle = newValue }
+    }
 
-    /// Whether ends are pushed as `done` events (`render`'s `reportValues`).
-    @usableFromInline var reportsEnds = true
-    /// Whether chunks where every parameter rests or ramps linearly take `renderFused` (tests
-    /// turn it off to compare with the general path).
-    @usableFromInline var fusesLinearRamps = true
-    /// Chunks `renderFused` rendered (tests).
-    @usableFromInline var fusedChunks = 0
-
-    var reporter: Reporter { Reporter(events: events, updates: updates, counters: counters, endsWanted: reportsEnds) }
+    @inline(__always) var reporter: Reporter {
+        Reporter(events: handles.events, updates: handles.updates, counters: handles.counters, endsWanted: reporting.endsWanted)
+    }
+    @inline(__always) var params: UnsafeMutablePointer<AnimatedParameter> {
+        slots.params
+    }
+    @inline(__always) var signalPath: SignalPathParameters {
+        SignalPathParameters(slots.params)
+    }
 
     /// Control side. One slot's `ParameterMotion` made resident (`Resident.populate`): at start
     /// for the slots in use, by `RendererHandles.makeResident` for a slot declared later.
     static func makeResident(_ motion: UnsafeMutablePointer<ParameterMotion>) {
         Resident.populate(motion, byteCount: MemoryLayout<ParameterMotion>.stride)
-    }
-
-    /// The handles the control side keeps (take them before the audio thread owns this value).
-    public var handles: RendererHandles {
-        RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters,
-                        tempo: tempo, depthSnapshot: depthSnapshot, motions: motions)
     }
 
     /// Keyframe animations that can be sent and not yet started at once.
@@ -144,49 +119,36 @@ public struct Renderer: @unchecked Sendable {
                 counters shared: RenderCounters? = nil, tempo sharedTempo: TempoExchange? = nil,
                 commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
-        tempo = sharedTempo ?? TempoExchange(bpm: 120, beatsPerBar: 4)
-        ownsTempo = sharedTempo == nil
-        timeline = Timeline(tempo: tempo.requestedBPM, beatsPerBar: tempo.beatsPerBar, sampleRate: sampleRate, originFrame: 0)
-        tempoSequence = tempo.sequence
+        let tempo = sharedTempo ?? TempoExchange(bpm: 120, beatsPerBar: 4)
+        owns = OwnedMemory(counters: shared == nil, tempo: sharedTempo == nil)
+        time = TimelineFollower(tempo: tempo, sampleRate: sampleRate)
         let capacity = ParameterRegistry.capacity
         // In this order for `HotMemory.placing`: what every period touches first, the large
         // blocks, of which a period with only the five touches the first lines, last.
-        commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
-        events = SPSCRing(capacity: eventCapacity)
-        updates = SPSCRing(capacity: 1024)
-        counters = shared ?? RenderCounters()
-        ownsCounters = shared == nil
-        declared = HotMemory.allocate(ParameterID.self, capacity: ParameterRegistry.maximumDeclared)
-        snapshot = ParameterSnapshot(capacity: capacity)
-        params = HotMemory.allocate(AnimatedParameter.self, capacity: capacity)
-        Resident.populate(params, byteCount: MemoryLayout<AnimatedParameter>.stride * capacity)
-        motions = .allocate(capacity: capacity)  // made resident slot by slot, as parameters are declared
-        firstLayers = Resident.allocate(Animation.self, capacity: capacity, alignment: 4096)
-        outputs = .allocate(capacity: capacity)
-        outputs.initialize(repeating: ParameterOutput(), count: capacity)
-        scratch = .allocate(capacity: (ParameterID.builtInCount + 2) * Self.chunkFrames)
-        scratch.initialize(repeating: 0, count: (ParameterID.builtInCount + 2) * Self.chunkFrames)
-        silence = .allocate(capacity: Self.restingSpan)
-        silence.initialize(repeating: 0, count: Self.restingSpan)
-        schedule = Resident.allocate(ScheduledCommand.self, capacity: Self.scheduleCapacity)
-        sharedCurves = SharedCurves.allocate()
-        bindings = Resident.allocate(BoundParameter.self, capacity: capacity)
-        modulators = ModulatorSlots(capacity: capacity)
-        depthSnapshot = ModulatorDepthSnapshot(capacity: capacity)
+        let commands = CommandQueue(capacity: commandCapacity, keyframeSlots: Self.keyframeSlots)
+        let events = SPSCRing<Event>(capacity: eventCapacity)
+        let updates = SPSCRing<TargetUpdate>(capacity: 1024)
+        let counters = shared ?? RenderCounters()
+        let declared = ParameterSlots.allocateDeclared()
+        let snapshot = ParameterSnapshot(capacity: capacity)
+        slots = ParameterSlots(declared: declared)
+        signal = SignalPath()
+        schedule = Schedule()
+        curves = SceneCurves()
+        morph = MorphBindings(capacity: capacity)
+        modulators = ModulatorBank(capacity: capacity)
+        handles = RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters,
+                                  tempo: tempo, depthSnapshot: modulators.depthSnapshot, motions: slots.motions)
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
-            Self.makeResident(motions + p.index)
-            (params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: motions + p.index,
-                                                                firstLayer: firstLayers + p.index))
-            setOutput(p.index, ParameterOutput(spec))
+            Self.makeResident(slots.motions + p.index)
+            (slots.params + p.index).initialize(to: AnimatedParameter(id: p, spec: spec, value: value, motion: slots.motions + p.index,
+                                                                      firstLayer: slots.firstLayers + p.index))
+            slots.setOutput(p.index, ParameterOutput(spec))
             modulators.layers[p.index] = ModulationLayer(domain: spec.domain, minimum: spec.minimum, maximum: spec.maximum)
-            if !p.isBuiltIn {
-                declared[declaredCount] = p
-                declaredCount += 1
-                declaredSlots.insert(p.index)
-            }
-            snapshot.publish(at: p.index, value: params[p.index].value, target: params[p.index].target)
+            if !p.isBuiltIn { _ = slots.addDeclared(p) }
+            snapshot.publish(at: p.index, value: slots.params[p.index].value, target: slots.params[p.index].target)
         }
     }
 
@@ -196,20 +158,14 @@ public struct Renderer: @unchecked Sendable {
         events.deallocate()
         updates.deallocate()
         snapshot.deallocate()
-        if ownsCounters { counters.deallocate() }
-        if ownsTempo { tempo.deallocate() }
-        scratch.deallocate()
-        silence.deallocate()
+        if owns.counters { counters.deallocate() }
+        if owns.tempo { tempo.deallocate() }
+        signal.deallocate()
         schedule.deallocate()
-        sharedCurves.deallocate()
-        UnsafeMutableRawPointer(bindings).deallocate()  // allocated raw
+        curves.deallocate()
+        morph.deallocate()
         modulators.deallocate()
-        depthSnapshot.deallocate()
-        HotMemory.deallocate(params)
-        motions.deallocate()
-        UnsafeMutableRawPointer(firstLayers).deallocate()  // allocated raw, page-aligned
-        outputs.deallocate()
-        HotMemory.deallocate(declared)
+        slots.deallocate()
     }
 
     /// Any thread (reads atomics). The value sounding at the end of the last period.
@@ -222,7 +178,7 @@ public struct Renderer: @unchecked Sendable {
 
     /// Only while the audio thread is not running. The parameters in use, built-ins first.
     public var parameterIDs: [ParameterID] {
-        ParameterID.builtIns + (0..<declaredCount).map { declared[$0] }
+        ParameterID.builtIns + (0..<slots.declaredCount).map { slots.declared[$0] }
     }
 
     /// Realtime-safe. Follows a sample-rate change: durations stay right in seconds for
@@ -231,7 +187,7 @@ public struct Renderer: @unchecked Sendable {
     public mutating func setSampleRate(_ rate: Double) {
         if rate > 0 {
             sampleRate = rate
-            retimeline(sampleRate: rate)
+            time.retime(sampleRate: rate, atFrame: jackFrames.position)
         }
     }
 
@@ -241,13 +197,13 @@ public struct Renderer: @unchecked Sendable {
     /// `clock` (when JACK's cycle times are known) places time-tagged commands. `jackFrame` is
     /// JACK's frame counter as read in this cycle (`jack_get_cycle_times`' current_frames): when
     /// JACK ran cycles without this client (an overload), the renderer's clock moves on by the
-    /// frames it missed, one cycle later (`followJackFrame`), so animations keep time with JACK
+    /// frames it missed, one cycle later (`JackFrameFollower`), so animations keep time with JACK
     /// rather than falling behind. Inputs may be nil (silence). `cv`, by parameter slot, holds
     /// the CV ports' buffers of this period. With `reportValues` false (nobody follows values)
     /// moving parameters push no value events and ends no `done` (nobody would receive them:
     /// no subscriber, no send). Target updates, which the control side's model needs, are
     /// always reported. `outsideTimeline`, when paramd follows Link or the JACK transport, is
-    /// that timeline's reading at this period's first frame (Renderer+OutsideTimeline).
+    /// that timeline's reading at this period's first frame (Renderer+Timeline).
     @_noLocks
     public mutating func render(frames: Int, clock cycle: CycleClock? = nil, jackFrame: UInt32? = nil,
                                 in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
@@ -255,67 +211,59 @@ public struct Renderer: @unchecked Sendable {
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
                                 reportValues: Bool = true, outsideTimeline: TimelineReading? = nil,
                                 local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0) {
-        reportsEnds = reportValues
-        followJackFrame(jackFrame, frames: frames)
-        let start = framePosition
+        reporting.endsWanted = reportValues
+        jackFrames.follow(jackFrame, frames: frames, counters: counters)
+        let start = jackFrames.position
         let end = start &+ UInt64(frames)
         if let cycle {
-            clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames,
-                          afterJump: counterJumped)
+            schedule.clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames,
+                                   afterJump: jackFrames.counterJumped)
         }
-        if tempo.sequence != tempoSequence { takeTempoRequest(atFrame: start) }
-        if let outsideTimeline { follow(outsideTimeline, atFrame: start) }
-        // What waited and is due now goes first, then the new commands in arrival order.
-        if framedCount | timedCount != 0 {
-            resolveTimes(periodStart: start, periodEnd: end)
-            applyDue(atFrame: start)
-        }
-        if commands.count != 0 { drainCommands(periodStart: start, periodEnd: end) }  // its code stays cold while none come
-        if let local, localCount > 0 { scheduleLocal(local, count: localCount, periodStart: start, periodEnd: end) }
-        var i = 0
-        while i < ParameterID.builtInCount {
-            params[i].movedThisPeriod = false
-            i &+= 1
-        }
-        i = 0
-        while i < declaredCount {
-            params[declared[i].index].movedThisPeriod = false
-            i &+= 1
-        }
-
+        takeTimelineChanges(atFrame: start, outside: outsideTimeline)
+        takeCommands(periodStart: start, periodEnd: end, local: local, localCount: localCount)
+        slots.clearMoved()
         var position = start
         while position < end {
-            let next = max(nextDueFrame(before: end), position)
-            var done = Int(position &- start)
-            let stop = Int(next &- start)
-            // Within a span parameters can only come to rest, so this holds for all of it.
-            var tryWhole = anyMoving()
-            let span = tryWhole ? Self.chunkFrames : Self.restingSpan
-            while done < stop {
-                // Plain linear ramps through the rest of the span need no scratch: one go
-                // (`renderFused`) instead of a chunk at a time, when they hold through it.
-                // Tried once a span: what fails here (an end, another curve) fails again.
-                if tryWhole, stop &- done > span {
-                    tryWhole = false
-                    let whole = min(Self.restingSpan, stop &- done)
-                    if renderFusedIfLinear(first: start &+ UInt64(done), count: whole,
-                                           in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
-                                           out1: out1 + done, out2: out2 + done, cv: cv) {
-                        done &+= whole
-                        continue
-                    }
-                }
-                let n = min(span, stop &- done)
-                renderChunk(first: start &+ UInt64(done), count: n,
-                            in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
-                            out1: out1 + done, out2: out2 + done, cv: cv, offset: done)
-                done &+= n
-            }
+            let next = max(schedule.nextDueFrame(before: end), position)
+            renderSpan(from: Int(position &- start), to: Int(next &- start), periodStart: start,
+                       in1: in1, in2: in2, out1: out1, out2: out2, cv: cv)
             position = next
             if position < end { applyDue(atFrame: position) }
         }
-        framePosition = end
+        jackFrames.position = end
         finishPeriod(reportValues: reportValues)
+    }
+
+    /// Realtime-safe. Frames `offset ..< stop` of the period that starts on `start`, in which
+    /// no command is due: in chunks while anything moves (plain linear ramps that hold through
+    /// it in one go, `renderFused`, instead of a chunk at a time), else in resting spans.
+    @_noLocks @inline(__always)
+    mutating func renderSpan(from offset: Int, to stop: Int, periodStart start: UInt64,
+                             in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
+                             out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
+                             cv: UnsafePointer<UnsafeMutablePointer<Float>?>?) {
+        var done = offset
+        // Within a span parameters can only come to rest, so this holds for all of it.
+        var tryWhole = anyMoving()
+        let span = tryWhole ? Self.chunkFrames : Self.restingSpan
+        while done < stop {
+            // Tried once a span: what fails here (an end, another curve) fails again.
+            if tryWhole, stop &- done > span {
+                tryWhole = false
+                let whole = min(Self.restingSpan, stop &- done)
+                if renderFusedIfLinear(first: start &+ UInt64(done), count: whole,
+                                       in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
+                                       out1: out1 + done, out2: out2 + done, cv: cv) {
+                    done &+= whole
+                    continue
+                }
+            }
+            let n = min(span, stop &- done)
+            renderChunk(first: start &+ UInt64(done), count: n,
+                        in1: in1.map { $0 + done }, in2: in2.map { $0 + done },
+                        out1: out1 + done, out2: out2 + done, cv: cv, offset: done)
+            done &+= n
+        }
     }
 
     /// Realtime-safe. Whether any parameter (signal path, `morph` or declared) has an animation
@@ -323,14 +271,9 @@ public struct Renderer: @unchecked Sendable {
     @_noLocks @inline(__always)
     func anyMoving() -> Bool {
         if signalPath.anyMoving || params[ParameterID.morph.index].layerCount != 0 { return true }
-        if boundCount > 0 && glidesUntil > framePosition { return true }
-        if !modulatedSlots.isEmpty { return true }
-        var i = 0
-        while i < declaredCount {
-            if params[declared[i].index].layerCount != 0 { return true }
-            i &+= 1
-        }
-        return false
+        if morph.count > 0 && morph.glidesUntil > jackFrames.position { return true }
+        if !modulators.active.isEmpty { return true }
+        return slots.anyDeclaredMoving()
     }
 
     /// Realtime-safe. The period's end: local targets and moving values to the control side,
@@ -338,21 +281,21 @@ public struct Renderer: @unchecked Sendable {
     @_noLocks
     mutating func finishPeriod(reportValues: Bool) {
         counters.add(.periods, 1)
-        if !localTargets.isEmpty { reportLocalTargets() }
+        if !reporting.localTargets.isEmpty { reportLocalTargets() }
         var animating: UInt64 = 0
         var values: UInt64 = 0
         var n = 0
-        while n < ParameterID.builtInCount + declaredCount {
-            let i = n < ParameterID.builtInCount ? n : declared[n - ParameterID.builtInCount].index
+        while n < slots.count {
+            let i = slots.slot(at: n)
             n &+= 1
             // Fields read in place: a parameter, with its layers and keyframe track, is a few
             // KB, too much to copy five times a period on the audio thread.
-            let bound = boundCount > 0 && boundSlots.contains(i)
-            if bound { params[i].target = boundTarget(i) }  // morph's target may have moved
-            let modulated = !modulatedSlots.isEmpty && modulatedSlots.contains(i)
+            let bound = morph.binds(i)
+            if bound { params[i].target = morph.target(i, params: params) }  // morph's target may have moved
+            let modulated = modulators.modulates(i)
             let value = modulated ? modulators.soundingValues[i] : params[i].value
             snapshot.publish(at: i, value: value, target: params[i].target)
-            if modulated { publishDepth(i) }
+            if modulated { modulators.publishDepth(i) }
             let layers = params[i].layerCount
             animating &+= UInt64(layers)
             if reportValues && (modulated || params[i].movedThisPeriod && (layers > 0 || bound)) {
@@ -366,12 +309,30 @@ public struct Renderer: @unchecked Sendable {
             }
         }
         if values > 0 { counters.add(.valueEvents, values) }
-        if sharesCurves { sharesCurves = sharedCurves.sweep() }
+        curves.sweep()
         counters.store(.animations, animating)
-        counters.store(.scheduled, UInt64(framedCount &+ timedCount))
+        counters.store(.scheduled, UInt64(schedule.count))
         // JACK2 moves its counter past a cycle's frames as the cycle starts: the reading is the
-        // frame after the period, where `framePosition` is now.
-        tempo.publish(tempo: timeline.tempo(at: framePosition), beat: timeline.beat(at: framePosition),
-                      jackFrame: lastJackFrame ?? 0)
+        // frame after the period, where the position is now.
+        tempo.publish(tempo: timeline.tempo(at: jackFrames.position), beat: timeline.beat(at: jackFrames.position),
+                      jackFrame: jackFrames.lastJackFrame ?? 0)
     }
+}
+
+/// What the renderer reports at a period's end beyond values (audio thread).
+@usableFromInline
+struct PeriodReporting: BitwiseCopyable {
+    /// Whether ends are pushed as `done` events (`render`'s `reportValues`).
+    @usableFromInline var endsWanted = true
+    /// Parameters whose target a local animation set this period: their targets go to the
+    /// control side at the period's end, one update each however many there were.
+    @usableFromInline var localTargets = SlotSet()
+}
+
+/// Which of the memory the control side may share with a renderer the renderer made itself,
+/// and so deallocates.
+@usableFromInline
+struct OwnedMemory: BitwiseCopyable {
+    @usableFromInline let counters: Bool
+    @usableFromInline let tempo: Bool
 }

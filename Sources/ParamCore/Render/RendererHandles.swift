@@ -17,7 +17,7 @@ public enum RenderCounter: Int, CaseIterable, Sendable {
     /// Frames JACK's frame counter moved on without this renderer (cycles it was not run in).
     case skippedFrames
     /// Frames skipped wrongly (a run of late callbacks that read as a gap) and taken back when
-    /// a later reading stepped back (`Renderer.followJackFrame`).
+    /// a later reading stepped back (`JackFrameFollower.follow`).
     case rewoundFrames
     /// Events that must reach the control side soon — an animation's end (`done`) or a target
     /// the audio side moved — pushed so far. The process callback compares it before and after

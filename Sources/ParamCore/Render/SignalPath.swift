@@ -82,95 +82,73 @@ struct RenderedParameters: OptionSet, Sendable {
     static var input: RenderedParameters { RenderedParameters(rawValue: 16) }
 }
 
-/// The signal path of SPEC §2 over one chunk: the five parameters evaluated at every frame,
-/// the tone, the equal-power pan and the inputs mixed into the two outputs. The loop body is
-/// chosen once a chunk, by what moves and what is connected, as SuperCollider's UGens choose
-/// their calc function; the per-frame arithmetic is the same in each, so the same bits.
-extension Renderer {
-    @inline(__always) var signalPath: SignalPathParameters { SignalPathParameters(params) }
-    @inline(__always) var chunkScratch: ChunkScratch { ChunkScratch(scratch) }
+/// The values of the five at the start of a chunk: what one at rest sounds on every frame.
+@usableFromInline
+struct SteadySignal {
+    let volume: Double, tone: Double, frequency: Double, pan: Double, input: Double
 
-    /// Realtime-safe. Frames `first ..< first + count` (at most `restingSpan`; `chunkFrames`
-    /// while anything moves). Inputs without a buffer are silence.
-    @_noLocks
-    mutating func renderChunk(first: UInt64, count: Int,
-                              in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
-                              out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
-                              cv: UnsafePointer<UnsafeMutablePointer<Float>?>?, offset: Int) {
-        let chunk = chunkScratch
-        let signal = signalPath
-        let r = reporter
-        // A parameter at rest (no layer) is its value on every frame: it is not written into
-        // its scratch chunk, and the loops below take the value instead, so an idle period
-        // touches next to no memory. Which ones were rendered into their chunks: `rendered`.
-        let volume = signal.volume.value, tone = signal.tone.value, frequency = signal.frequency.value
-        let pan = signal.pan.value, input = signal.input.value
-        if renderFusedIfLinear(first: first, count: count, in1: in1, in2: in2, out1: out1, out2: out2, cv: cv) { return }
-        // `morph` first: bound parameters are computed from its values of this chunk.
-        let m = ParameterID.morph.index
-        let morphModulated = !modulatedSlots.isEmpty && modulatedSlots.contains(m)
-        let morphMoves = params[m].layerCount > 0 || morphModulated
-        if params[m].layerCount > 0 {
-            _ = params[m].render(into: chunk.morph, first: first, count: count, reporter: r, shared: sharedCurves)
-        } else if morphModulated {
-            chunk.morph.update(repeating: params[m].value, count: count)
-        }
-        if morphModulated { modulateChunk(m, chunk.morph, first: first, count: count) }
-        let bindingsMove = bindingsMove(from: first, morphMoves: morphMoves)
-        if bindingsMove && !morphMoves { chunk.morph.update(repeating: params[m].value, count: count) }
-        var rendered = RenderedParameters()
-        var toneMoves = false, frequencyMoves = false, panMoves = false
-        if signal.volume.layerCount > 0 {
-            _ = signal.volume.render(into: chunk.volume, first: first, count: count, reporter: r, shared: sharedCurves)
-            rendered.insert(.volume)
-        }
-        if signal.tone.layerCount > 0 {
-            toneMoves = signal.tone.render(into: chunk.tone, first: first, count: count, reporter: r, shared: sharedCurves)
-            rendered.insert(.tone)
-        }
-        if signal.frequency.layerCount > 0 {
-            frequencyMoves = signal.frequency.render(into: chunk.frequency, first: first, count: count, reporter: r, shared: sharedCurves)
-            rendered.insert(.frequency)
-        }
-        if signal.pan.layerCount > 0 {
-            panMoves = signal.pan.render(into: chunk.pan, first: first, count: count, reporter: r, shared: sharedCurves)
-            rendered.insert(.pan)
-        }
-        if signal.input.layerCount > 0 {
-            _ = signal.input.render(into: chunk.input, first: first, count: count, reporter: r, shared: sharedCurves)
-            rendered.insert(.input)
-        }
-        if bindingsMove {
-            var b = 0
-            while b < ParameterID.signalPathCount {
-                if boundSlots.contains(b) {
-                    renderBound(b, into: chunk.chunk(b), first: first, count: count, morphValues: chunk.morph)
-                    rendered.insert(RenderedParameters(slot: b))
-                }
-                b &+= 1
-            }
-            toneMoves = toneMoves || boundSlots.contains(ParameterID.tone.index)
-            frequencyMoves = frequencyMoves || boundSlots.contains(ParameterID.frequency.index)
-            panMoves = panMoves || boundSlots.contains(ParameterID.pan.index)
-        }
-        if !modulatedSlots.isEmpty {
-            let modulated = modulateSignalPath(first: first, count: count, rendered: rendered)
-            rendered.insert(modulated)
-            toneMoves = toneMoves || modulated.contains(.tone)
-            frequencyMoves = frequencyMoves || modulated.contains(.frequency)
-            panMoves = panMoves || modulated.contains(.pan)
-        }
-        if declaredCount > 0 || cv != nil {
-            renderDeclaredAndCV(first: first, count: count, cv: cv, offset: offset, rendered: rendered,
-                                morphMoves: morphMoves, bindingsMove: bindingsMove)
-        }
+    @inline(__always) init(_ signal: SignalPathParameters) {
+        volume = signal.volume.value
+        tone = signal.tone.value
+        frequency = signal.frequency.value
+        pan = signal.pan.value
+        input = signal.input.value
+    }
+}
+
+/// The signal path of SPEC §2 and what it owns: the oscillator's phase, the scratch chunks the
+/// moving parameters are rendered into, silence for an unconnected input. Its mix runs over
+/// one chunk once the parameters are rendered: the tone, the equal-power pan and the inputs
+/// into the two outputs. The loop body is chosen once a chunk, by what moves and what is
+/// connected, as SuperCollider's UGens choose their calc function; the per-frame arithmetic is
+/// the same in each, so the same bits. Owned by the audio thread; allocated on the control thread.
+@usableFromInline
+struct SignalPath {
+    /// Oscillator phase in radians, in [0, 2π).
+    @usableFromInline var phase: Double = 0
+    /// Scratch: one chunk of per-frame values for each of the five parameters of the signal
+    /// path, one for `morph`, one that declared parameters take in turn, one for glide weights.
+    @usableFromInline let scratch: UnsafeMutablePointer<Double>
+    /// `Renderer.restingSpan` frames of silence, read in place of an input port without a buffer.
+    @usableFromInline let silence: UnsafeMutablePointer<Float>
+    /// Whether chunks where every parameter rests or ramps linearly take `renderFused` (tests
+    /// turn it off to compare with the general path).
+    @usableFromInline var fusesLinearRamps = true
+    /// Chunks `renderFused` rendered (tests).
+    @usableFromInline var fusedChunks = 0
+
+    /// Control thread.
+    init() {
+        let scratchCount = (ParameterID.builtInCount + 2) * Renderer.chunkFrames
+        scratch = .allocate(capacity: scratchCount)
+        scratch.initialize(repeating: 0, count: scratchCount)
+        silence = .allocate(capacity: Renderer.restingSpan)
+        silence.initialize(repeating: 0, count: Renderer.restingSpan)
+    }
+
+    /// Control thread, once the audio thread has stopped.
+    func deallocate() {
+        scratch.deallocate()
+        silence.deallocate()
+    }
+
+    @inline(__always) var chunks: ChunkScratch { ChunkScratch(scratch) }
+
+    /// Realtime-safe. The mix of one chunk of `count` frames: `rendered` says which of the
+    /// five are in their scratch chunks (the others are `steady`), `moving` which of tone,
+    /// frequency and pan change within it. Inputs without a buffer are silence.
+    @_noLocks @inline(__always)
+    mutating func mix(count: Int, steady: SteadySignal, rendered: RenderedParameters, moving: RenderedParameters,
+                      sampleRate: Double, in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
+                      out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
+        let chunk = chunks
         let left = in1 ?? UnsafePointer(silence), right = in2 ?? UnsafePointer(silence)
         let radiansPerHz = 2 * Double.pi / sampleRate
-
-        if !toneMoves && (rendered.contains(.tone) ? chunk.tone[0] : tone) == 0 {
+        let volume = steady.volume, tone = steady.tone, frequency = steady.frequency, pan = steady.pan, input = steady.input
+        if !moving.contains(.tone) && (rendered.contains(.tone) ? chunk.tone[0] : tone) == 0 {
             // No tone sounds: keep the phase running (phase-continuous when the tone comes
             // back) and pass the inputs through.
-            if frequencyMoves {
+            if moving.contains(.frequency) {
                 phase = Self.advancePhase(phase, radiansPerHz: radiansPerHz, frequencies: chunk.frequency, count: count)
             } else {
                 let steadyFrequency = rendered.contains(.frequency) ? chunk.frequency[0] : frequency
@@ -195,7 +173,7 @@ extension Renderer {
             if !rendered.contains(.tone) { chunk.tone.update(repeating: tone, count: count) }
             if !rendered.contains(.frequency) { chunk.frequency.update(repeating: frequency, count: count) }
             if !rendered.contains(.input) { chunk.input.update(repeating: input, count: count) }
-            if panMoves {
+            if moving.contains(.pan) {
                 phase = Self.mixTone(phase: phase, radiansPerHz: radiansPerHz, chunk: chunk, panLeft: 0, panRight: 0,
                                      panMoves: true, in1: left, in2: right, out1: out1, out2: out2, count: count)
             } else {
@@ -207,111 +185,6 @@ extension Renderer {
         }
     }
 
-    /// Realtime-safe. The phase after `count` frames at per-frame frequencies, wrapped each frame.
-    @_noLocks @inline(__always)
-    static func advancePhase(_ start: Double, radiansPerHz: Double, frequencies: UnsafePointer<Double>, count: Int) -> Double {
-        let twoPi = 2 * Double.pi
-        var phase = start
-        for i in 0..<count {
-            phase += radiansPerHz * frequencies[i]
-            if phase >= twoPi { phase -= twoPi }
-        }
-        return phase
-    }
-
-    /// Realtime-safe. The inputs at a steady gain, each channel chosen by whether its input is
-    /// connected (the idle daemon's loop: no optional per frame, so it vectorises).
-    @_noLocks @inline(__always)
-    static func passInputs(gain: Double, in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
-                           out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>, count: Int) {
-        if let in1, let in2 {
-            for i in 0..<count {
-                out1[i] = Float(gain * Double(in1[i]))
-                out2[i] = Float(gain * Double(in2[i]))
-            }
-            return
-        }
-        let silent = Float(gain * 0)
-        if let in1 { for i in 0..<count { out1[i] = Float(gain * Double(in1[i])) } } else { out1.update(repeating: silent, count: count) }
-        if let in2 { for i in 0..<count { out2[i] = Float(gain * Double(in2[i])) } } else { out2.update(repeating: silent, count: count) }
-    }
-
-    /// Realtime-safe. The inputs at a moving gain (volume times input gain, per frame).
-    @_noLocks @inline(__always)
-    static func passInputs(volumes: UnsafePointer<Double>, inputGains: UnsafePointer<Double>,
-                           in1: UnsafePointer<Float>, in2: UnsafePointer<Float>,
-                           out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count {
-            let gain = volumes[i] * inputGains[i]
-            out1[i] = Float(gain * Double(in1[i]))
-            out2[i] = Float(gain * Double(in2[i]))
-        }
-    }
-
-    /// Realtime-safe. Everything at rest: a steady tone, panned, and the inputs. Returns the phase.
-    @_noLocks @inline(__always)
-    static func mixSteadyTone(phase start: Double, step: Double, tone: Double, volume: Double, inputGain: Double,
-                              panLeft: Double, panRight: Double, in1: UnsafePointer<Float>, in2: UnsafePointer<Float>,
-                              out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>, count: Int) -> Double {
-        let twoPi = 2 * Double.pi
-        var phase = start
-        for i in 0..<count {
-            phase += step
-            if phase >= twoPi { phase -= twoPi }
-            let toneSample = SignalMath.sinOfPhase(phase) * tone
-            out1[i] = Float(volume * (toneSample * panLeft + Double(in1[i]) * inputGain))
-            out2[i] = Float(volume * (toneSample * panRight + Double(in2[i]) * inputGain))
-        }
-        return phase
-    }
-
-    /// Realtime-safe. The general body: every parameter from its chunk; the equal-power pan
-    /// (left cos((pan+1)π/4), right sin) per frame when `panMoves` (a constant at each call
-    /// site, so each gets its own loop), else `panLeft`/`panRight`. Returns the phase.
-    @_noLocks @inline(__always)
-    static func mixTone(phase start: Double, radiansPerHz: Double, chunk: ChunkScratch, panLeft: Double, panRight: Double,
-                        panMoves: Bool, in1: UnsafePointer<Float>, in2: UnsafePointer<Float>,
-                        out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>, count: Int) -> Double {
-        let twoPi = 2 * Double.pi
-        let volumes = chunk.volume, tones = chunk.tone, frequencies = chunk.frequency, pans = chunk.pan
-        let inputGains = chunk.input
-        var phase = start
-        var left = panLeft, right = panRight
-        for i in 0..<count {
-            phase += radiansPerHz * frequencies[i]
-            if phase >= twoPi { phase -= twoPi }
-            let toneSample = SignalMath.sinOfPhase(phase) * tones[i]
-            if panMoves { (left, right) = SignalMath.cosSinOfQuarter((pans[i] + 1) * Double.pi / 4) }
-            let volume = volumes[i]
-            let inputGain = inputGains[i]
-            out1[i] = Float(volume * (toneSample * left + Double(in1[i]) * inputGain))
-            out2[i] = Float(volume * (toneSample * right + Double(in2[i]) * inputGain))
-        }
-        return phase
-    }
-
-    /// Realtime-safe. Renders frames `first ..< first + count` with `renderFused` and returns
-    /// true when its conditions hold over all of them (any number of frames: it uses no
-    /// scratch); otherwise renders nothing and returns false.
-    @_noLocks @inline(__always)
-    mutating func renderFusedIfLinear(first: UInt64, count: Int,
-                                      in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
-                                      out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
-                                      cv: UnsafePointer<UnsafeMutablePointer<Float>?>?) -> Bool {
-        let signal = signalPath
-        guard fusesLinearRamps, declaredCount == 0, cv == nil, let in1, let in2, signal.anyMoving,
-              params[ParameterID.morph.index].layerCount == 0, boundCount == 0, modulatedSlots.isEmpty,
-              signal.tone.layerCount != 0 || signal.tone.value != 0,
-              let volume = signal.volume.linearSpan(first: first, count: count),
-              let tone = signal.tone.linearSpan(first: first, count: count),
-              let frequency = signal.frequency.linearSpan(first: first, count: count),
-              let pan = signal.pan.linearSpan(first: first, count: count),
-              let input = signal.input.linearSpan(first: first, count: count) else { return false }
-        renderFused(count: count, volume: volume, tone: tone, frequency: frequency, pan: pan, input: input,
-                    in1: in1, in2: in2, out1: out1, out2: out2)
-        return true
-    }
-
     /// Realtime-safe. `renderChunk` when a tone sounds, every parameter of the signal path
     /// rests or follows a plain linear ramp through the whole chunk (`AnimatedParameter
     /// .linearSpan`), both inputs have buffers and nothing is declared: the ramps are evaluated
@@ -320,10 +193,9 @@ extension Renderer {
     /// compares the two).
     @_noLocks
     mutating func renderFused(count: Int, volume: LinearSpan, tone: LinearSpan, frequency: LinearSpan,
-                              pan: LinearSpan, input: LinearSpan,
+                              pan: LinearSpan, input: LinearSpan, signal: SignalPathParameters, sampleRate: Double,
                               in1: UnsafePointer<Float>, in2: UnsafePointer<Float>,
                               out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
-        let signal = signalPath
         let twoPi = 2 * Double.pi
         let radiansPerHz = twoPi / sampleRate
         let panMoves = signal.pan.layerCount > 0

@@ -1,7 +1,7 @@
 /// What a timeline kept outside paramd says at a period's first frame (SPEC §14): Link's session
 /// (its beat at the time that frame is heard, for a quantum of a bar) or the JACK transport's
 /// bar/beat/tick. The process callback reads it each period and hands it to the renderer, which
-/// follows it (Renderer+OutsideTimeline.swift); nil from a source means paramd's own timeline
+/// follows it (TimelineFollower.swift); nil from a source means paramd's own timeline
 /// runs on from where it is.
 public struct TimelineReading: Equatable, Sendable, BitwiseCopyable {
     /// BPM.

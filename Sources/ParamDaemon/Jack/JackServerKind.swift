@@ -3,7 +3,7 @@ import CJack
 /// Which JACK server paramd's libjack talks to, from `jack_get_version_string`: PipeWire's
 /// libjack (pw-jack, or installed as the system's) says "3.0.0.0 (using PipeWire 0.3.65)";
 /// JACK2's and JACK1's say their own version. `/status` reports it, and the renderer follows a
-/// PipeWire counter, which steps by the earlier cycle's length (`Renderer.followJackFrame`).
+/// PipeWire counter, which steps by the earlier cycle's length (`JackFrameFollower.follow`).
 enum JackServerKind: String {
     case jackd, pipewire
 

@@ -67,7 +67,7 @@ import Testing
         var fused = RendererHarness(period: period)
         var general = RendererHarness(period: period)
         defer { fused.release(); general.release() }
-        general.renderer.fusesLinearRamps = false
+        general.renderer.signal.fusesLinearRamps = false
         var random = SplitMix64(seed: UInt64(period) &* 7919)
         let ranges: [(Double, Double)] = [(0, 1), (0, 1), (20, 20_000), (-1, 1), (0, 1)]
         var fusedBefore = 0
@@ -103,11 +103,11 @@ import Testing
             }
             #expect(fused.events() == general.events())
             #expect(fused.updates() == general.updates())
-            if round == 199 { fusedBefore = fused.renderer.fusedChunks }
+            if round == 199 { fusedBefore = fused.renderer.signal.fusedChunks }
         }
         // The fused loop took a good share of the chunks, and the general one none.
-        #expect(fused.renderer.fusedChunks > 100 && fused.renderer.fusedChunks > fusedBefore)
-        #expect(general.renderer.fusedChunks == 0)
+        #expect(fused.renderer.signal.fusedChunks > 100 && fused.renderer.signal.fusedChunks > fusedBefore)
+        #expect(general.renderer.signal.fusedChunks == 0)
     }
 
     /// While every parameter follows a plain linear ramp, a whole period is one `renderFused`
@@ -122,17 +122,17 @@ import Testing
         let targets: [(ParameterID, Double)] = [(.volume, 0.9), (.tone, 0.6), (.frequency, 660), (.pan, 0.5), (.input, 0.9)]
         for (p, target) in targets { harness.send(p, spec(target, seconds: 10)) }
         _ = harness.render(periods: 1)
-        let before = harness.renderer.fusedChunks
+        let before = harness.renderer.signal.fusedChunks
         _ = harness.render(periods: 10)
-        #expect(harness.renderer.fusedChunks - before == 10, "one fused call a period")
+        #expect(harness.renderer.signal.fusedChunks - before == 10, "one fused call a period")
         // A ramp that ends inside the next period: that period is rendered in chunks (the
         // chunks before the end fused, the one with the end not).
         let ends = Double(period + period / 2) / 48000
         harness.send(.volume, spec(0.2, seconds: ends))
         _ = harness.render(periods: 1)
-        let chunked = harness.renderer.fusedChunks
+        let chunked = harness.renderer.signal.fusedChunks
         _ = harness.render(periods: 1)
-        #expect(harness.renderer.fusedChunks - chunked == period / Renderer.chunkFrames - 1)
+        #expect(harness.renderer.signal.fusedChunks - chunked == period / Renderer.chunkFrames - 1)
     }
 
     /// What each period reads of a parameter is small (a cache line each), and its layers live
@@ -145,14 +145,14 @@ import Testing
         let last = UInt(bitPattern: renderer.params + ParameterRegistry.capacity) - 1
         #expect(first % 64 == 0)
         #expect(last - first < 5000)  // 69 lines: the five's on one page when placed (JackClient)
-        #expect(UnsafeMutableRawPointer(renderer.params[0].motion) == UnsafeMutableRawPointer(renderer.motions))
-        #expect(renderer.params[4].motion == renderer.motions + 4)
+        #expect(UnsafeMutableRawPointer(renderer.params[0].motion) == UnsafeMutableRawPointer(renderer.slots.motions))
+        #expect(renderer.params[4].motion == renderer.slots.motions + 4)
         // The five's first layers, where their ramps run, are in a row on one page.
         #expect(UInt(bitPattern: renderer.params[0].firstLayer) % 4096 == 0)
         #expect(renderer.params[4].firstLayer == renderer.params[0].firstLayer + 4)
         #expect(MemoryLayout<Animation>.stride * ParameterID.builtInCount <= 4096)
         #expect(renderer.params[1].layer(0) == renderer.params[1].firstLayer)
-        #expect(UnsafeMutableRawPointer(renderer.params[1].layer(1)) == UnsafeMutableRawPointer(renderer.motions + 1) + MemoryLayout<Animation>.stride)
+        #expect(UnsafeMutableRawPointer(renderer.params[1].layer(1)) == UnsafeMutableRawPointer(renderer.slots.motions + 1) + MemoryLayout<Animation>.stride)
     }
 
     /// The pan law takes cos and sin from one `sincos` call: the same values as `cos` and

@@ -246,7 +246,7 @@ import Testing
         let e = Self.engine([Self.volume(.cc, feedback: true)])
         defer { e.deallocate() }
         #expect(Self.feedback(e, 0.5, target: 0, frame: 10_000).count == 1)
-        // The clock went back a period (Renderer.followJackFrame takes back frames skipped
+        // The clock went back a period (JackFrameFollower.follow takes back frames skipped
         // wrongly): the next value waits its 800 frames from the last send all the same.
         for frame: UInt64 in [9_999, 10_255, 10_799] {
             #expect(Self.feedback(e, 0.25, target: 0, frame: frame).isEmpty, "frame \(frame)")

@@ -147,7 +147,7 @@ import Testing
         for i in 1..<cv.count { steps.append(abs(Double(cv[i]) - Double(cv[i - 1]))) }
         #expect(steps.max()! <= largestStep * 1.01)
         #expect(cv.last! == 0.5)
-        #expect(rig.renderer.modulatedSlots.isEmpty, "the slot leaves the modulated ones once its modulator ended")
+        #expect(rig.renderer.modulators.active.isEmpty, "the slot leaves the modulated ones once its modulator ended")
         #expect(rig.renderer.sounding(cutoff) == 0.5)
         // At rest again: no value events.
         _ = rig.events()

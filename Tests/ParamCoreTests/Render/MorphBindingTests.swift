@@ -97,7 +97,7 @@ import Testing
         #expect(abs(log(cutoffAfter[0] / soundingBefore)) < 2 * log(8000 / 50.0) / 480)
         #expect(cutoffAfter.last == 50)
         for (k, m) in morph.enumerated() { #expect(abs(take.ends[gain.index]![k] - m) < 1e-15) }
-        #expect(rig.renderer.boundCount == 1)
+        #expect(rig.renderer.morph.count == 1)
     }
 
     /// `unbind`: the parameter stays where it sounds, its target becomes that value, and the
@@ -133,10 +133,10 @@ import Testing
                   .bind(level, Self.binding(0.5, 1, .db)), Self.morph(to: 1, seconds: 1)])
         _ = rig.render(periods: 2)
         #expect(rig.events().contains { if case .done(gain, false, _, _, 0) = $0 { true } else { false } })
-        #expect(rig.renderer.boundCount == 3)
+        #expect(rig.renderer.morph.count == 3)
         rig.send([.undeclare(gain)])
         _ = rig.render(periods: 1)
-        #expect(rig.renderer.boundCount == 2 && !rig.renderer.boundSlots.contains(gain.index))
+        #expect(rig.renderer.morph.count == 2 && !rig.renderer.morph.slots.contains(gain.index))
         rig.send([.declare(gain, SlotSetup(rig.registry[gain], value: 0.3))])
         let take = rig.render(periods: 4)
         #expect(take.cv[gain.index]!.allSatisfy { $0 == 0.3 })
@@ -145,7 +145,7 @@ import Testing
         let frozen = rig.renderer.sounding(cutoff)
         let after = rig.render(periods: 10)
         #expect(after.cv[cutoff.index]!.allSatisfy { $0 == Float(frozen) })
-        #expect(rig.renderer.boundCount == 1)
+        #expect(rig.renderer.morph.count == 1)
         // `level` still follows morph.
         #expect(rig.renderer.sounding(level) > 0.5)
     }

@@ -61,7 +61,7 @@ import Testing
         for p in grouped.members + [.volume, .frequency, .pan] { #expect(grouped.renderer.parameter(p).layerCount == 0) }
         if !autoreverses { #expect(grouped.renderer.sounding(grouped.members[1]) == 5000) }
         #expect(grouped.sharedEntriesInUse == 0)
-        #expect(!grouped.renderer.sharesCurves)
+        #expect(!grouped.renderer.curves.inUse)
     }
 
     /// Per frame, in double precision (one-frame periods): the group's values are a lone

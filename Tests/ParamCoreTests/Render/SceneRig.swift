@@ -92,7 +92,7 @@ struct SceneRig {
     }
 
     /// The shared-curve entries in use, and the entry each parameter's first layer reads (-1: its own).
-    var sharedEntriesInUse: Int { (0..<SharedCurves.capacity).filter { renderer.sharedCurves.entries[$0].group != 0 }.count }
+    var sharedEntriesInUse: Int { (0..<SharedCurves.capacity).filter { renderer.curves.table.entries[$0].sharers != nil }.count }
     func sharedEntry(_ p: ParameterID) -> Int {
         renderer.params[p.index].layerCount > 0 ? Int(renderer.params[p.index].layer(0).pointee.sharedCurve) : -1
     }

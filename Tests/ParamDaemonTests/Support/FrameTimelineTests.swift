@@ -43,7 +43,7 @@ import Testing
         // recorder's callback of the cycle 1064..<1128 ran late and read the next stamp (paramd,
         // before it in the graph, had read on time); JACK then ran the cycle 1128..<1192
         // without either. The recorder's next step follows on; paramd's is its gap, and it
-        // renders that cycle as if there were none (Renderer.followJackFrame), a period behind.
+        // renders that cycle as if there were none (JackFrameFollower.follow), a period behind.
         let t = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1064), (1256, 64, 1128), (1320, 64, 1256)]))
         #expect(placed(t) == Array(1000..<1064) + Array(1256..<1320))
         #expect(t.gaps == 1 && t.overlaps == 0)

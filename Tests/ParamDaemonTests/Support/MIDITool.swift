@@ -65,7 +65,7 @@ struct MIDILog: Sendable {
     /// after lie in one steady run (a gap is a gap); and how many pairs were set aside because
     /// an irregular stamp lay among them. The cycles around too: when JACK skips frames,
     /// paramd's renderer counts them in the first cycle whose reading it can trust, up to two
-    /// cycles after the recorder's stamps show the jump (`Renderer.followJackFrame`; the
+    /// cycles after the recorder's stamps show the jump (`JackFrameFollower.follow`; the
     /// second when the recorder's own read was late, see FrameTimeline), so paramd's frames
     /// and JACK's differ there by the skip (seen: messages 768 frames apart in JACK's frames
     /// that paramd, counting the 256 skipped, sent 1024 apart).

@@ -21,58 +21,75 @@ struct BoundParameter: BitwiseCopyable {
 
 /// Morph bindings (SPEC §13): each bound parameter sounds, at every frame, the point `morph` of
 /// the way between its two values, in its domain. `morph` is rendered first in each chunk
-/// (`renderChunk`), into its own scratch chunk; each bound parameter is then computed from those
-/// per-frame values, so `morph`'s curve is evaluated once per frame for all of them.
-extension Renderer {
+/// (`Renderer.renderChunk`), into its own scratch chunk; each bound parameter is then computed
+/// from those per-frame values, so `morph`'s curve is evaluated once per frame for all of them.
+/// Owned by the audio thread; the parameters themselves are the renderer's (`params`).
+@usableFromInline
+struct MorphBindings {
+    /// By slot, the binding of each slot in `slots`.
+    @usableFromInline let bindings: UnsafeMutablePointer<BoundParameter>
+    @usableFromInline var slots = SlotSet()
+    @usableFromInline var count = 0
+    /// From this frame on, no binding glides (the frame after the last glide's end).
+    @usableFromInline var glidesUntil: UInt64 = 0
+
+    /// Control thread. `capacity` slots.
+    init(capacity: Int) { bindings = Resident.allocate(BoundParameter.self, capacity: capacity) }
+
+    /// Control thread, once the audio thread has stopped.
+    func deallocate() { UnsafeMutableRawPointer(bindings).deallocate() }  // allocated raw
+
+    /// Realtime-safe. Whether slot `k` is bound (cheap when none is).
+    @_noLocks @inline(__always)
+    func binds(_ k: Int) -> Bool { count > 0 && slots.contains(k) }
+
     /// Realtime-safe. Whether bound parameters move in the chunk from `first`: `morph` moves in
     /// it (`morphMoves`, known before it is rendered: it may end in this chunk), or a glide has
     /// not ended.
     @_noLocks @inline(__always)
-    func bindingsMove(from first: UInt64, morphMoves: Bool) -> Bool {
-        boundCount > 0 && (morphMoves || glidesUntil > first)
+    func move(from first: UInt64, morphMoves: Bool) -> Bool {
+        count > 0 && (morphMoves || glidesUntil > first)
     }
 
     /// Realtime-safe. `p` follows `morph` from `frame` (`Command.bind`): its animations end
     /// (`finished` 0), it glides in from what it sounds, and its target is the bound value at
-    /// `morph`'s target.
+    /// `morph`'s target. Its glide shares a curve with the others made on this frame (`curves`).
     @_noLocks
-    mutating func bind(_ p: ParameterID, _ binding: MorphBinding, atFrame frame: UInt64, serial: UInt32) {
-        guard p != .morph, isRendered(p) else { return }
+    mutating func bind(_ p: ParameterID, _ binding: MorphBinding, atFrame frame: UInt64, serial: UInt32,
+                       params: UnsafeMutablePointer<AnimatedParameter>, curves: inout SceneCurves,
+                       sampleRate: Double, reporter: Reporter) {
         let k = p.index
         let now = params[k].interruptAll(atFrame: frame, reporter: reporter)
         let domain = binding.domain
         let fromEncoded = domain.encode(params[k].clamp(binding.from))
         let glideSpec = AnimationSpec(target: 1, seconds: binding.glideSeconds, curve: binding.glideCurve, domain: .linear)
         var glide = Animation(from: 0, spec: glideSpec, startFrame: frame, sampleRate: sampleRate, velocity: .nan)
-        if SharedCurves.shares(glide, velocity: .nan) {
-            let shared = sharedCurves.join(glide, group: SharedCurves.glideGroup)
-            glide.sharedCurve = Int16(truncatingIfNeeded: shared)
-            if shared >= 0 { sharesCurves = true }
-        }
+        curves.joinGlide(&glide)
         let glideEnd = frame &+ UInt64(glide.totalFrames)
         bindings[k] = BoundParameter(domain: domain, fromEncoded: fromEncoded,
                                      deltaEncoded: domain.encode(params[k].clamp(binding.to)) - fromEncoded,
                                      heldEncoded: domain.encode(now), glide: glide, glideEnd: glideEnd)
-        if !boundSlots.contains(k) {
-            boundSlots.insert(k)
-            boundCount &+= 1
+        if !slots.contains(k) {
+            slots.insert(k)
+            count &+= 1
         }
         // Rendered through the glide's end frame, which sounds the bound value.
         if glideEnd >= glidesUntil { glidesUntil = glideEnd &+ 1 }
         let m = params[ParameterID.morph.index]
         params[k].value = glideEnd > frame ? now : params[k].clamp(domain.decode(bindings[k].encoded(at: m.value)))
-        params[k].target = boundTarget(k)
+        params[k].target = target(k, params: params)
         params[k].restore(serial: serial)
     }
 
     /// Realtime-safe. `p` stays where it sounds (`Command.unbind`, or any other command for it);
     /// its target becomes that value, reported back (with `serial`) when `report`.
     @_noLocks
-    mutating func unbind(_ p: ParameterID, report: Bool, serial: UInt32) {
+    mutating func unbind(_ p: ParameterID, report: Bool, serial: UInt32, params: UnsafeMutablePointer<AnimatedParameter>,
+                         reporter: Reporter) {
         let k = p.index
-        guard boundSlots.contains(k) else { return }
-        boundSlots.remove(k)
-        boundCount &-= 1
+        guard slots.contains(k) else { return }
+        slots.remove(k)
+        count &-= 1
         params[k].target = params[k].value
         if report {
             params[k].restore(serial: serial)
@@ -82,22 +99,45 @@ extension Renderer {
 
     /// Realtime-safe. What bound slot `k` sounds when `morph` reaches its target.
     @_noLocks @inline(__always)
-    func boundTarget(_ k: Int) -> Double {
+    func target(_ k: Int, params: UnsafeMutablePointer<AnimatedParameter>) -> Double {
         params[k].clamp(bindings[k].domain.decode(bindings[k].encoded(at: params[ParameterID.morph.index].target)))
     }
 
-    /// Realtime-safe. Bound slot `k` over frames `first ..< first + count` into `out`, from
-    /// `morph`'s values of those frames (`morphValues`).
+    /// Realtime-safe. The bound ones of the five of the signal path over frames `first ..<
+    /// first + count`, each into its scratch chunk (`chunks`), from `morph`'s values of those
+    /// frames. Returns the slots rendered.
     @_noLocks
-    mutating func renderBound(_ k: Int, into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
-                              morphValues: UnsafePointer<Double>) {
+    func renderSignalPath(first: UInt64, count: Int, chunks: ChunkScratch, params: UnsafeMutablePointer<AnimatedParameter>,
+                          curves: SharedCurves) -> RenderedParameters {
+        var rendered = RenderedParameters()
+        var b = 0
+        while b < ParameterID.signalPathCount {
+            if slots.contains(b) {
+                render(b, into: chunks.chunk(b), first: first, count: count, morphValues: chunks.morph, glideWeights: chunks.glide,
+                       params: params, curves: curves)
+                rendered.insert(RenderedParameters(slot: b))
+            }
+            b &+= 1
+        }
+        return rendered
+    }
+
+    /// Realtime-safe. Bound slot `k` over frames `first ..< first + count` into `out`, from
+    /// `morph`'s values of those frames (`morphValues`); `glideWeights`: a chunk of scratch.
+    @_noLocks
+    func render(_ k: Int, into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                morphValues: UnsafePointer<Double>, glideWeights: UnsafeMutablePointer<Double>,
+                params: UnsafeMutablePointer<AnimatedParameter>, curves: SharedCurves) {
         params[k].movedThisPeriod = true
         var i = 0
-        if bindings[k].glideEnd > first { i = renderGlide(k, into: out, first: first, count: count, morphValues: morphValues) }
+        if bindings[k].glideEnd > first {
+            i = renderGlide(k, into: out, first: first, count: count, morphValues: morphValues, weights: glideWeights,
+                            params: params, curves: curves)
+        }
         // Field by field: the glide's animation, further on, stays out of the cache.
         let from = bindings[k].fromEncoded, delta = bindings[k].deltaEncoded
         let low = params[k].minimum, high = params[k].maximum
-        let exp = sharedCurves.exp
+        let exp = curves.exp
         // One loop for linear, one for log and dB (a constant scale): nothing is switched on per frame.
         switch bindings[k].domain {
         case .linear:
@@ -133,21 +173,22 @@ extension Renderer {
     /// Realtime-safe. The frames of the chunk before slot `k`'s glide ends: the crossfade, in
     /// the domain's space, from what sounded at bind to the bound value. Returns how many.
     @_noLocks
-    mutating func renderGlide(_ k: Int, into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
-                              morphValues: UnsafePointer<Double>) -> Int {
+    func renderGlide(_ k: Int, into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
+                     morphValues: UnsafePointer<Double>, weights scratch: UnsafeMutablePointer<Double>,
+                     params: UnsafeMutablePointer<AnimatedParameter>, curves: SharedCurves) -> Int {
         var glide = bindings[k].glide
         let start = Int64(bitPattern: first &- glide.startFrame)
         let frames = Int(min(Int64(count), glide.totalFrames &- start))
         guard frames > 0 else { return 0 }
-        var weights = UnsafePointer(chunkScratch.glide)
-        if glide.sharedCurve >= 0, let row = sharedCurves.eased(Int(glide.sharedCurve), group: SharedCurves.glideGroup,
-                                                                 startFrame: glide.startFrame, first: first, frames: frames) {
+        var weights = UnsafePointer(scratch)
+        if glide.sharedCurve >= 0, let row = curves.eased(Int(glide.sharedCurve), sharers: .morphGlides,
+                                                          startFrame: glide.startFrame, first: first, frames: frames) {
             weights = row
         } else {
             var i = 0
             while i < frames {
                 let p = glide.progress(atOffset: start &+ Int64(i))
-                chunkScratch.glide[i] = p >= 1 ? .nan : glide.curve.value(at: p, state: &glide.state)
+                scratch[i] = p >= 1 ? .nan : glide.curve.value(at: p, state: &glide.state)
                 i &+= 1
             }
             bindings[k].glide.state = glide.state

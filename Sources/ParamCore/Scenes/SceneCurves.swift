@@ -4,8 +4,8 @@
 /// keeps its own from, to, domain and range; only the eased progress is shared.
 @usableFromInline
 struct SharedCurve: BitwiseCopyable {
-    /// The recall group (`AnimationSpec.group`); 0: the entry is free.
-    @usableFromInline var group: UInt32 = 0
+    /// Whose curve it is; nil: the entry is free.
+    @usableFromInline var sharers: CurveSharers? = nil
     @usableFromInline var startFrame: UInt64 = 0
     @usableFromInline var passFrames: Int64 = 0
     @usableFromInline var totalFrames: Int64 = 0
@@ -13,12 +13,21 @@ struct SharedCurve: BitwiseCopyable {
     @usableFromInline var autoreverses = false
     @usableFromInline var curve: TimingCurve = .linear
     @usableFromInline var state = CurveState()
-    /// The frames whose progress the entry's row holds: `evaluatedFrames` from `evaluatedFirst`
-    /// (-1: none yet, so a member may still join).
-    @usableFromInline var evaluatedFirst: UInt64 = 0
-    @usableFromInline var evaluatedFrames = -1
+    /// The frames whose progress the entry's row holds; nil: none yet, so a member may still join.
+    @usableFromInline var evaluated: EvaluatedFrames? = nil
     /// A member read it this period; an entry no member read in a whole period is freed.
     @usableFromInline var read = false
+}
+
+/// The frames a shared curve's row holds the eased values of: `count` from `first`.
+@usableFromInline
+struct EvaluatedFrames: BitwiseCopyable {
+    @usableFromInline var first: UInt64
+    @usableFromInline var count: Int
+
+    /// Realtime-safe. Whether they include the `count` frames from `first`.
+    @_noLocks @inline(__always)
+    func covers(first: UInt64, count: Int) -> Bool { self.first == first && self.count >= count }
 }
 
 /// The renderer's table of shared curves: `capacity` entries and, for each, a row of
@@ -26,10 +35,6 @@ struct SharedCurve: BitwiseCopyable {
 @usableFromInline
 struct SharedCurves {
     @usableFromInline static var capacity: Int { 16 }
-    /// The group a morph binding's glide runs in (no recall uses it: the control side numbers
-    /// recalls from 1 and never reaches it).
-    @usableFromInline static var glideGroup: UInt32 { UInt32.max }
-
     @usableFromInline let entries: UnsafeMutablePointer<SharedCurve>
     /// `capacity` rows of `chunkFrames`: a curve's eased value per frame, NaN where the
     /// progress reaches 1 (the member sounds its target there, as a lone animation does).
@@ -62,18 +67,18 @@ struct SharedCurves {
         return !animation.isKeyframes && velocity.isNaN && animation.passFrames > 0
     }
 
-    /// Realtime-safe. The entry `animation` (of recall `group`) joins: one with the same group,
+    /// Realtime-safe. The entry `animation` (read by `sharers`) joins: one of the same sharers,
     /// start, pass, length, autoreverse, curve and curve state not yet evaluated, or a free one.
     /// -1 when the table is full (the member then evaluates its curve itself).
     @_noLocks
-    func join(_ animation: Animation, group: UInt32) -> Int {
+    func join(_ animation: Animation, sharers: CurveSharers) -> Int {
         var free = -1
         var k = 0
         while k < Self.capacity {
             let e = entries[k]
-            if e.group == 0 {
+            if e.sharers == nil {
                 if free < 0 { free = k }
-            } else if e.group == group && e.startFrame == animation.startFrame && e.evaluatedFrames < 0
+            } else if e.sharers == sharers && e.startFrame == animation.startFrame && e.evaluated == nil
                         && e.passFrames == animation.passFrames && e.totalFrames == animation.totalFrames
                         && e.autoreverses == animation.autoreverses && e.curve == animation.curve
                         && Self.sameState(e.state, animation.state) {
@@ -82,10 +87,10 @@ struct SharedCurves {
             k &+= 1
         }
         if free >= 0 {
-            entries[free] = SharedCurve(group: group, startFrame: animation.startFrame, passFrames: animation.passFrames,
+            entries[free] = SharedCurve(sharers: sharers, startFrame: animation.startFrame, passFrames: animation.passFrames,
                                         totalFrames: animation.totalFrames, inversePass: animation.inversePass,
                                         autoreverses: animation.autoreverses, curve: animation.curve,
-                                        state: animation.state, evaluatedFirst: 0, evaluatedFrames: -1, read: true)
+                                        state: animation.state, evaluated: nil, read: true)
         }
         return free
     }
@@ -103,14 +108,14 @@ struct SharedCurves {
 
     /// Realtime-safe. The eased values of frames `first ..< first + frames` (all before the
     /// animation's end, `frames` ≤ `chunkFrames`) for a member of entry `k` that started on
-    /// `startFrame` in `group`; evaluated once for all members. nil when entry `k` is not that
-    /// curve any more (the member then evaluates its curve itself).
+    /// `startFrame`, read by `sharers`; evaluated once for all members. nil when entry `k` is
+    /// not that curve any more (the member then evaluates its curve itself).
     @_noLocks @inline(__always)
-    func eased(_ k: Int, group: UInt32, startFrame: UInt64, first: UInt64, frames: Int) -> UnsafePointer<Double>? {
-        guard k >= 0, k < Self.capacity, entries[k].group == group, entries[k].startFrame == startFrame else { return nil }
+    func eased(_ k: Int, sharers: CurveSharers, startFrame: UInt64, first: UInt64, frames: Int) -> UnsafePointer<Double>? {
+        guard k >= 0, k < Self.capacity, entries[k].sharers == sharers, entries[k].startFrame == startFrame else { return nil }
         let row = rows + k &* Renderer.chunkFrames
         entries[k].read = true
-        if entries[k].evaluatedFrames < frames || entries[k].evaluatedFirst != first {
+        if !(entries[k].evaluated?.covers(first: first, count: frames) ?? false) {
             evaluate(k, into: row, first: first, frames: frames)
         }
         return UnsafePointer(row)
@@ -136,8 +141,7 @@ struct SharedCurves {
             }
             i &+= 1
         }
-        e.evaluatedFirst = first
-        e.evaluatedFrames = frames
+        e.evaluated = EvaluatedFrames(first: first, count: frames)
         entries[k] = e
     }
 
@@ -149,12 +153,12 @@ struct SharedCurves {
         var inUse = false
         var k = 0
         while k < Self.capacity {
-            if entries[k].group != 0 {
+            if entries[k].sharers != nil {
                 if entries[k].read {
                     entries[k].read = false
                     inUse = true
                 } else {
-                    entries[k].group = 0
+                    entries[k].sharers = nil
                 }
             }
             k &+= 1
@@ -163,16 +167,46 @@ struct SharedCurves {
     }
 }
 
-extension Renderer {
-    /// Realtime-safe. After a recall member's animation started on `p` (its only layer, unless
-    /// it was added over others): it joins its group's shared curve when it can.
+/// The scene side of the renderer's curves (SPEC §13): the table of shared curves and whether
+/// any entry of it is in use, so an idle period does not read the table. Recall members join
+/// it as they start (`joinRecall`), morph bindings' glides as they are made (`joinGlide`);
+/// each period's end frees what no member read. Owned by the audio thread.
+@usableFromInline
+struct SceneCurves {
+    @usableFromInline let table: SharedCurves
+    /// Whether any entry of `table` is in use.
+    @usableFromInline var inUse = false
+
+    /// Control thread.
+    init() { table = SharedCurves.allocate() }
+
+    /// Control thread, once the audio thread has stopped.
+    func deallocate() { table.deallocate() }
+
+    /// Realtime-safe. After a recall member's animation started on `parameter` (its only layer,
+    /// unless it was added over others): it joins its recall's shared curve when it can.
     @_noLocks
-    mutating func joinGroup(_ p: ParameterID, _ spec: AnimationSpec) {
-        guard spec.group != 0, params[p.index].layerCount == 1 else { return }
-        let layer = params[p.index].layer(0)
+    mutating func joinRecall(_ parameter: UnsafeMutablePointer<AnimatedParameter>, _ spec: AnimationSpec) {
+        guard let recall = spec.recall, parameter.pointee.layerCount == 1 else { return }
+        let layer = parameter.pointee.layer(0)
         guard SharedCurves.shares(layer.pointee, velocity: spec.velocity) else { return }
-        let k = sharedCurves.join(layer.pointee, group: spec.group)
+        let k = table.join(layer.pointee, sharers: .recall(recall))
         layer.pointee.sharedCurve = Int16(truncatingIfNeeded: k)
-        if k >= 0 { sharesCurves = true }
+        if k >= 0 { inUse = true }
+    }
+
+    /// Realtime-safe. A morph binding's glide, just made, joins the glides made on its frame.
+    @_noLocks
+    mutating func joinGlide(_ glide: inout Animation) {
+        guard SharedCurves.shares(glide, velocity: .nan) else { return }
+        let k = table.join(glide, sharers: .morphGlides)
+        glide.sharedCurve = Int16(truncatingIfNeeded: k)
+        if k >= 0 { inUse = true }
+    }
+
+    /// Realtime-safe, at a period's end: frees the entries no member read in it.
+    @_noLocks @inline(__always)
+    mutating func sweep() {
+        if inUse { inUse = table.sweep() }
     }
 }
