@@ -16,8 +16,6 @@ final class Daemon {
 
     // The parameters in force (Config/Daemon+Parameters.swift, `putInForce`).
     var controller = Controller()
-    /// The OSC address space, built from the controller's registry.
-    var routes = RouteTable.builtIn
 
     // Control/: the loop's sockets, signals and inbox.
     let sockets: [UDPSocket]
@@ -58,22 +56,13 @@ final class Daemon {
     /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
     var clock = ClockWatch()
 
-    // Link/: Ableton Link's session while `link` is on (Link/Daemon+Link.swift).
-    var linkSession: LinkSession?
-    /// A `/tempo` glide being stepped on Link's session.
-    var linkGlide: LinkTempoGlide?
-    /// The peer count the log last gave.
-    var linkPeersLogged = 0
+    /// Link/: Ableton Link's session while `link` is on, and its glide (Link/Daemon+Link.swift).
+    var link = LinkMembership()
+    /// What the control thread sends WebSockets that LISTEN itself: targets, the tempo (OSC/ListenFeed.swift).
+    var listen = ListenFeed()
 
-    /// Counters for `/status` (Daemon+Queries.swift). `errors`: messages refused with `/error`
-    /// and malformed packets; `malformed`: those packets alone; `dropped`: commands that did
-    /// not fit the ring. `late` (time-tagged commands whose time had passed, SPEC §4.6) and
-    /// the audio side's dropped events are counted in `RenderCounters`, which every renderer
-    /// counts on in.
-    var errors = 0
-    var malformed = 0
-    var dropped = 0
-    var errorLog = RateLimiter(burst: 5, intervalSeconds: 1)
+    /// Bad input, counted for `/status` (Control/BadInputCounts.swift).
+    var badInput = BadInputCounts()
 
     init(settings: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
         self.settings = settings
@@ -127,7 +116,6 @@ final class Daemon {
         controller = starting
         controller.tempo = settings.tempo
         controller.beatsPerBar = settings.beatsPerBar
-        routes = RouteTable(registry: starting.registry)
         let server = settings.serverName(environment: ProcessInfo.processInfo.environment)
         // No audio thread runs the parked renderer: its blocks leave `HotMemory` to the client's.
         // The counters every renderer counts in, on the region (they are touched every period).
@@ -143,10 +131,15 @@ final class Daemon {
         controller.depthSnapshot = parked.depthSnapshot
         publisher = Publisher(handles: parked.handles, wake: wake, controlInbox: inbox,
                               maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
-                              registry: starting.registry, log: log)
+                              parameters: starting.parameters, log: log)
         startMIDI()
         if settings.link { startLink() }
         logPageURLs(httpPort: http == nil ? 0 : settings.httpPort)
+    }
+
+    /// The OSC address space: the one the controller's parameters in force were built with.
+    var routes: RouteTable {
+        controller.parameters.routes
     }
 
     var listening: String {
@@ -155,7 +148,7 @@ final class Daemon {
     }
 
     func logRateLimited(_ text: String, _ metadata: [String: String]) {
-        guard let suppressed = errorLog.admit(now: monotonicSeconds()) else { return }
+        guard let suppressed = badInput.log.admit(now: monotonicSeconds()) else { return }
         var m: Logger.Metadata = metadata.mapValues { .string($0) }
         if suppressed > 0 { m["suppressed"] = "\(suppressed)" }
         log.warning("\(text)", metadata: m)

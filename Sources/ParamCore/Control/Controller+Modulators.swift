@@ -1,7 +1,6 @@
 /// The modulator routes (SPEC §15): `/<param>/mod`, `/mod/depth`, `/mod/stop`, `/mod/get`.
-/// The model keeps each parameter's request (what `/mod/get` replies and the state file
-/// holds) and its depth's target; the audio side runs the modulator and publishes its depth.
-/// A modulator command moves no target: its serial is the modulator's own (`ModulatorMark`).
+/// The model keeps its modulators in `ModulatorBook`; the audio side runs them and publishes
+/// their depths.
 extension Controller {
     /// The timeline musical rates and lengths are read on: the controller's tempo and bar
     /// (SPEC §14), as the renderer's `modulatorTimeline` is its timeline.
@@ -16,21 +15,20 @@ extension Controller {
             let request = try ModulatorRequest.parse(message.arguments)
             setModulator(request, for: p, start: start, result: &result)
         case .modulateDepth(let p):
-            guard modulators[p.index] != nil else { throw ControlError("\(registry.name(p)) has no modulator (send /\(registry.name(p))/mod first)") }
+            guard modulators[p] != nil else { throw ControlError("\(registry.name(p)) has no modulator (send /\(registry.name(p))/mod first)") }
             let request = try ModulatorDepthRequest.parse(message.arguments, defaultAction: defaultAction(p))
             let spec = request.animation(beatsPerBar: modulatorBeatsPerBar, tempo: modulatorTempo)
             let delay = request.delay.time(beatsPerBar: modulatorBeatsPerBar).seconds(atTempo: modulatorTempo)
             let atOnce = spec.seconds == 0 && spec.velocity.isNaN && delay == 0 && start == .immediately
-            let serial = markModulator(p, depthAtOnce: atOnce ? spec.target : .nan)
-            modulatorDepths[p.index] = spec.target
+            let serial = modulators.mark(p, depthAtOnce: atOnce ? spec.target : .nan)
+            modulators.setDepth(spec.target, for: p)
             result.commands.append(TimedCommand(.modulateDepth(p, spec), start: start, delaySeconds: delay, serial: serial))
         case .stopModulator(let p):
-            guard modulators[p.index] != nil else { throw ControlError("\(registry.name(p)) has no modulator") }
+            guard modulators[p] != nil else { throw ControlError("\(registry.name(p)) has no modulator") }
             let fade = try ModulatorStopRequest.parse(message.arguments)
             let seconds = fade.time(beatsPerBar: modulatorBeatsPerBar).seconds(atTempo: modulatorTempo)
-            let serial = markModulator(p, depthAtOnce: 0)
-            modulators[p.index] = nil
-            modulatorDepths[p.index] = 0
+            let serial = modulators.mark(p, depthAtOnce: 0)
+            modulators.remove(p)
             result.commands.append(TimedCommand(.stopModulator(p, fadeSeconds: seconds), start: start, serial: serial))
         case .getModulator(let p):
             guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
@@ -44,7 +42,7 @@ extension Controller {
     /// frozen value: what sounds, but for a modulated parameter its target (what its animated
     /// value is at rest), the sounding value being the wave's.
     func animatedValue(_ p: ParameterID, sounding: (ParameterID) -> Double) -> Double {
-        modulators[p.index] != nil ? target(p) : sounding(p)
+        modulators[p] != nil ? target(p) : sounding(p)
     }
 
     /// Control thread. Starts (or replaces) `p`'s modulator: a `/mod`, a config's `mod` table
@@ -52,36 +50,19 @@ extension Controller {
     mutating func setModulator(_ request: ModulatorRequest, for p: ParameterID, start: StartTime = .immediately,
                                result: inout ControlResult) {
         let atOnce = request.fade == .seconds(0) && start == .immediately
-        let serial = markModulator(p, depthAtOnce: atOnce ? request.depth : .nan)
-        modulators[p.index] = request
-        modulatorDepths[p.index] = request.depth
+        let serial = modulators.mark(p, depthAtOnce: atOnce ? request.depth : .nan)
+        modulators.set(request, for: p)
         result.commands.append(TimedCommand(.modulate(p, request.spec(beatsPerBar: modulatorBeatsPerBar)), start: start,
                                             serial: serial))
     }
 
-    /// Control thread. Notes a new modulator command for `p` (`ModulatorMark`), before the
-    /// model changes (the depth sounding now is where a fade starts); returns its serial.
-    mutating func markModulator(_ p: ParameterID, depthAtOnce: Double) -> UInt32 {
-        let serial = nextModulatorSerial
-        nextModulatorSerial &+= 1
-        if nextModulatorSerial == 0 { nextModulatorSerial = 1 }
-        let startDepth = modulators[p.index] == nil ? 0 : currentModulatorDepth(p)
-        modulatorMarks[p.index] = ModulatorMark(serial: serial, previousSerial: modulatorMarks[p.index].serial,
-                                                depthAtOnce: depthAtOnce, startDepth: startDepth)
-        return serial
-    }
-
-    /// Control thread. The depth of `p`'s modulator sounding now (SPEC §15), as the audio side
-    /// published it (`depthSnapshot`); without an audio side (a model alone), its target.
-    public func currentModulatorDepth(_ p: ParameterID) -> Double {
-        guard let depthSnapshot else { return modulatorDepths[p.index] }
-        return modulatorMarks[p.index].currentDepth(published: depthSnapshot.reading(p))
-    }
+    /// Control thread. The depth of `p`'s modulator sounding now (`ModulatorBook.currentDepth`).
+    public func currentModulatorDepth(_ p: ParameterID) -> Double { modulators.currentDepth(p) }
 
     /// Control thread. `/<p>/mod/get`'s reply: the request with the current depth, or
     /// `/<p>/mod s none` when `p` has no modulator.
     public func modulatorReply(_ p: ParameterID) -> OSCMessage {
-        guard let request = modulators[p.index] else { return OSCMessage("/\(registry.name(p))/mod", [.string("none")]) }
+        guard let request = modulators[p] else { return OSCMessage("/\(registry.name(p))/mod", [.string("none")]) }
         return request.reply(parameter: registry.name(p), currentDepth: currentModulatorDepth(p))
     }
 
@@ -98,10 +79,9 @@ extension Controller {
     /// Control thread. Ends `p`'s modulator at once (a config file's `mod` removed); nil when
     /// it has none.
     public mutating func removeModulator(_ p: ParameterID) -> TimedCommand? {
-        guard modulators[p.index] != nil else { return nil }
-        let serial = markModulator(p, depthAtOnce: 0)
-        modulators[p.index] = nil
-        modulatorDepths[p.index] = 0
+        guard modulators[p] != nil else { return nil }
+        let serial = modulators.mark(p, depthAtOnce: 0)
+        modulators.remove(p)
         return TimedCommand(.stopModulator(p, fadeSeconds: 0), serial: serial)
     }
 
@@ -109,11 +89,11 @@ extension Controller {
     /// (a JACK connection), each at its depth's target, under its last command's serial.
     public func modulatorCommands() -> [TimedCommand] {
         registry.ids.compactMap { p in
-            guard let request = modulators[p.index] else { return nil }
+            guard let request = modulators[p] else { return nil }
             var spec = request.spec(beatsPerBar: modulatorBeatsPerBar)
-            spec.depth = modulatorDepths[p.index]
+            spec.depth = modulators.depths[p.index]
             spec.fade = .zero
-            return TimedCommand(.modulate(p, spec), serial: modulatorMarks[p.index].serial)
+            return TimedCommand(.modulate(p, spec), serial: modulators.marks[p.index].serial)
         }
     }
 }

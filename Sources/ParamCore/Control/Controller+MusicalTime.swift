@@ -14,27 +14,24 @@ public struct TempoChange: Sendable, Equatable {
 }
 
 extension Controller {
-    /// Whether `arg` stands where a duration may: a number, or a string that reads as musical
-    /// time (`MusicalDuration.startsLikeMusicalTime`, which no curve or option name does).
-    static func isTimeAmount(_ arg: OSCArgument) -> Bool {
-        if arg.numericValue != nil { return true }
-        guard let text = arg.stringValue else { return false }
-        return MusicalDuration.startsLikeMusicalTime(text)
+    /// A parser of SPEC §4.1's options over `args` (Control/AnimationOptions.swift), musical
+    /// time held to 24 hours at the current tempo.
+    func optionParser(_ args: [OSCArgument], names: Set<String> = AnimationOptions.names, skipping: Int = 0) -> OptionParser {
+        OptionParser(args, names: names, skipping: skipping, timing: (beatsPerBar, tempo))
     }
 
     /// `arg` as seconds (a number ≥ 0, at most 24 hours) or musical time (its beats, whose
     /// length at the current tempo is held to 24 hours too).
     func timeAmount(_ arg: OSCArgument, _ what: String) throws(ControlError) -> TimeAmount {
-        if let text = arg.stringValue {
-            let duration: MusicalDuration
-            do { duration = try MusicalDuration.parse(text) } catch { throw ControlError("\(what): \(error.description)") }
-            let beats = duration.beats(beatsPerBar: beatsPerBar)
-            guard beats * 60 / tempo <= Self.maximumSeconds else {
-                throw ControlError("\(what) '\(text)' is over 24 hours at \(tempo) BPM")
-            }
-            return .beats(beats)
+        amount(try OptionParser.length(arg, what, timing: (beatsPerBar, tempo)))
+    }
+
+    /// A length as written, in seconds or in beats of the current bar.
+    func amount(_ length: ModulatorRequest.Length) -> TimeAmount {
+        switch length {
+        case .seconds(let s): return .seconds(s)
+        case .musical(let d): return .beats(d.beats(beatsPerBar: beatsPerBar))
         }
-        return .seconds(try Self.seconds(arg, what))
     }
 
     /// A duration into `spec`: seconds, or beats with their seconds at the current tempo.
@@ -49,17 +46,6 @@ extension Controller {
         }
     }
 
-    /// `quantize`'s value: musical time only, the grid in beats.
-    func quantizeBeats(_ arg: OSCArgument) throws(ControlError) -> Double {
-        guard let text = arg.stringValue else {
-            throw ControlError("'quantize' takes musical time (1m, 4n, 2m…), not a number")
-        }
-        guard case .beats(let beats) = try timeAmount(arg, "'quantize'") else {
-            throw ControlError("'quantize' takes musical time (1m, 4n, 2m…), got '\(text)'")
-        }
-        return beats
-    }
-
     /// `/tempo f bpm [duration [curve]]`: 20…999 BPM, gliding linearly in BPM over the
     /// duration (seconds or musical time at the current tempo; 0 or absent: at once).
     mutating func handleTempo(_ args: [OSCArgument], result: inout ControlResult) throws(ControlError) {
@@ -70,14 +56,14 @@ extension Controller {
         do { checked = try Timeline.checkedTempo(bpm) } catch { throw ControlError(error.description) }
         var glide = 0.0
         if args.count >= 2 {
-            guard Self.isTimeAmount(args[1]) else { throw ControlError("the glide's duration must be seconds or musical time") }
+            guard OptionParser.isTimeAmount(args[1]) else { throw ControlError("the glide's duration must be seconds or musical time") }
             switch try timeAmount(args[1], "the duration") {
             case .seconds(let s): glide = s
             case .beats(let b): glide = b * 60 / tempo
             }
         }
         if args.count == 3 {
-            guard let name = args[2].stringValue, case .linear = try Self.curve(name) else {
+            guard let name = args[2].stringValue, case .linear = try OptionParser.curve(name) else {
                 throw ControlError("a tempo glides linearly in BPM: the curve may only be linear")
             }
         }

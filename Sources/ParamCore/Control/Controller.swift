@@ -19,42 +19,80 @@ public struct ControlResult: Sendable {
     public init() {}
 }
 
-/// The control side's model of the parameters: targets (the model values), default actions
-/// and the `/note` tuning. Turns parameter messages into validated, clamped commands.
-///
-/// Control thread only. Pure logic: the daemon hands it decoded messages and a way to read the
-/// sounding values, and sends what it returns.
-public struct Controller: Sendable {
-    /// Every parameter: names, ranges, domains (ids index the arrays below).
-    public private(set) var registry: ParameterRegistry
-    /// Model values: the last target asked for, per parameter.
-    public internal(set) var targets: [Double]
-    public private(set) var defaults: [DefaultAction]
+/// The registry in force and the OSC address space built from it, as one object the three
+/// readers share: the controller, the routes (and OSCQuery), and the publisher. A reload makes a
+/// new one and hands it to all three in one call (`Daemon.putInForce`). Immutable, so any
+/// thread may read it.
+public final class ParametersInForce: Sendable {
+    /// Every parameter: names, ranges, domains (ids index the controller's arrays).
+    public let registry: ParameterRegistry
+    /// Every OSC address paramd answers, built from `registry`.
+    public let routes: RouteTable
+
+    public init(_ registry: ParameterRegistry) {
+        self.registry = registry
+        routes = RouteTable(registry: registry)
+    }
+}
+
+/// What the controller reads values and lengths against: A4 for `/note`, the tempo and the
+/// bar for musical time, the sample rate for a recall's `stagger`. Control thread.
+public struct ControlTuning: Sendable {
     /// Reference tuning for `/note`, 400…480 Hz.
-    public private(set) var a4: Double = 440
-    /// Per parameter, the serial of the last command that set its target.
-    private var serials: [UInt32]
-    private var nextSerial: UInt32 = 1
-    /// Scenes and `_previous` (SPEC §13, Controller+Scenes.swift).
-    public internal(set) var scenes = SceneBook()
-    /// Per parameter, the two values a bound morph moves it between (nil: not bound).
-    public internal(set) var morphBindings: [MorphPair?] = Array(repeating: nil, count: ParameterRegistry.capacity)
-    /// Per parameter, its modulator as asked for and its depth's target (Controller+Modulators.swift).
-    public internal(set) var modulators: [ModulatorRequest?] = Array(repeating: nil, count: ParameterRegistry.capacity)
-    public internal(set) var modulatorDepths: [Double] = Array(repeating: 0, count: ParameterRegistry.capacity)
-    /// Per parameter, its last modulator command as `/mod/get` needs it to tell the depth
-    /// sounding now, and where the audio side publishes that depth (set at each JACK connection).
-    var modulatorMarks: [ModulatorMark] = Array(repeating: ModulatorMark(), count: ParameterRegistry.capacity)
-    var nextModulatorSerial: UInt32 = 1
-    public var depthSnapshot: ModulatorDepthSnapshot?
-    /// The group id of the next scene recall (never 0, which means "no group").
-    var nextGroup: UInt32 = 1
-    /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.
-    public var sampleRate: Double = 0
+    public var a4: Double = 440
     /// The tempo asked for last (SPEC §14, BPM) and the bar's beats: musical time becomes beats
     /// with them, and its length is held to 24 hours at this tempo.
     public var tempo: Double = 120
     public var beatsPerBar: Int = 4
+    /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.
+    public var sampleRate: Double = 0
+}
+
+/// The control side's model of the parameters: targets (the model values), default actions
+/// and the serials of the commands that set them. Turns parameter messages into validated,
+/// clamped commands. Modulators, morph bindings and scenes keep their state in their own books.
+///
+/// Control thread only. Pure logic: the daemon hands it decoded messages and a way to read the
+/// sounding values, and sends what it returns.
+public struct Controller: Sendable {
+    /// The registry in force, shared with the routes and the publisher.
+    public private(set) var parameters: ParametersInForce
+    /// Model values: the last target asked for, per parameter.
+    public internal(set) var targets: [Double]
+    public private(set) var defaults: [DefaultAction]
+    /// Per parameter, the serial of the last command that set its target.
+    private var serials: TargetSerials
+    public internal(set) var tuning = ControlTuning()
+    /// Per parameter, its modulator (Controller+Modulators.swift).
+    public internal(set) var modulators = ModulatorBook()
+    /// Per parameter, the two values a bound morph moves it between.
+    public internal(set) var morph = MorphBook()
+    /// Scenes, `_previous` and recall groups (SPEC §13, Scenes/Controller+Scenes.swift).
+    public internal(set) var scenes = SceneBook()
+
+    /// Every parameter: names, ranges, domains.
+    public var registry: ParameterRegistry {
+        parameters.registry
+    }
+    public var a4: Double {
+        tuning.a4
+    }
+    public var tempo: Double {
+        get { tuning.tempo }
+        set { tuning.tempo = newValue }
+    }
+    public var beatsPerBar: Int {
+        get { tuning.beatsPerBar }
+        set { tuning.beatsPerBar = newValue }
+    }
+    public var sampleRate: Double {
+        get { tuning.sampleRate }
+        set { tuning.sampleRate = newValue }
+    }
+    public var depthSnapshot: ModulatorDepthSnapshot? {
+        get { modulators.depthSnapshot }
+        set { modulators.depthSnapshot = newValue }
+    }
 
     public static let maximumSeconds: Double = 24 * 3600
     public static let a4Range: ClosedRange<Double> = 400...480
@@ -62,13 +100,13 @@ public struct Controller: Sendable {
     /// `initial` and `defaults` default to each parameter's `ParameterSpec`.
     public init(registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
                 defaults: ((ParameterID) -> DefaultAction)? = nil, tempo: Double = 120, beatsPerBar: Int = 4) {
-        self.registry = registry
-        self.tempo = tempo
-        self.beatsPerBar = beatsPerBar
+        parameters = ParametersInForce(registry)
+        tuning.tempo = tempo
+        tuning.beatsPerBar = beatsPerBar
         let capacity = ParameterRegistry.capacity
         targets = Array(repeating: 0, count: capacity)
         self.defaults = Array(repeating: .standard, count: capacity)
-        serials = Array(repeating: 0, count: capacity)
+        serials = TargetSerials()
         for p in registry.ids {
             let spec = registry[p]
             targets[p.index] = spec.clamp(initial?(p) ?? spec.initial)
@@ -76,28 +114,29 @@ public struct Controller: Sendable {
         }
     }
 
-    /// Control thread. A new registry (a reloaded config file): parameters that stay keep their
-    /// targets (clamped to a changed range) and default actions unless `defaults` says
-    /// otherwise; new ones start at `initial`; removed ones are forgotten.
-    public mutating func replaceRegistry(_ new: ParameterRegistry, initial: (ParameterID) -> Double,
-                                         defaults: (ParameterID) -> DefaultAction) {
+    /// Control thread. New parameters in force (a reloaded config file): parameters that stay
+    /// keep their targets (clamped to a changed range) and default actions unless `defaults`
+    /// says otherwise; new ones start at `initial`; removed ones are forgotten.
+    public mutating func putInForce(_ inForce: ParametersInForce, initial: (ParameterID) -> Double,
+                                    defaults: (ParameterID) -> DefaultAction) {
+        let new = inForce.registry
         for p in new.ids {
             let spec = new[p]
             if registry.spec(p)?.name == spec.name {
                 targets[p.index] = spec.clamp(targets[p.index])
             } else {
                 targets[p.index] = spec.clamp(initial(p))
-                serials[p.index] = 0
-                morphBindings[p.index] = nil
-                modulators[p.index] = nil
+                serials.reset(p)
+                morph[p] = nil
+                modulators.forget(p)
             }
             self.defaults[p.index] = defaults(p)
         }
-        for k in morphBindings.indices where new.spec(ParameterID(index: k)) == nil {
-            morphBindings[k] = nil
-            modulators[k] = nil
+        for k in 0..<ParameterRegistry.capacity where new.spec(ParameterID(index: k)) == nil {
+            morph[ParameterID(index: k)] = nil
+            modulators.forget(ParameterID(index: k))
         }
-        registry = new
+        parameters = inForce
     }
 
     public func target(_ p: ParameterID) -> Double { targets[Int(p.rawValue)] }
@@ -112,9 +151,8 @@ public struct Controller: Sendable {
     /// Control thread. The audio side moved a target itself (a stop, or an animation that
     /// rests away from its target); adopt it unless a newer command has set the target since.
     public mutating func apply(_ update: TargetUpdate) {
-        let k = Int(update.parameter.rawValue)
-        guard serials[k] == update.serial else { return }
-        targets[k] = update.value
+        guard serials[update.parameter] == update.serial else { return }
+        targets[update.parameter.index] = update.value
         targetChanged(update.parameter)
     }
 
@@ -123,7 +161,7 @@ public struct Controller: Sendable {
     /// itself (MIDI, `TargetUpdate` with the parameter's serial) are adopted from the start.
     /// Morph bindings stay: `rebindCommands` binds them again in the new renderer.
     public mutating func restartSerials() {
-        for k in serials.indices { serials[k] = 0 }
+        serials.restart()
     }
 
     /// Control thread. Handles a parameter route (everything but subscriptions, queries and
@@ -178,7 +216,7 @@ public struct Controller: Sendable {
                 if clamped != hz {
                     result.replies.append(warning(message.address, "A4 \(hz) Hz is outside 400…480 Hz; clamped to \(clamped)"))
                 }
-                a4 = clamped
+                tuning.a4 = clamped
             case .tempo:
                 try handleTempo(message.arguments, result: &result)
             case .sceneSave, .sceneRecall, .sceneMorph, .sceneRelease, .sceneDelete, .sceneList, .sceneGet:
@@ -202,11 +240,8 @@ public struct Controller: Sendable {
 
     mutating func commit(_ p: ParameterID, _ command: Command, target: Double, start: StartTime,
                          delay: Double, placement: BeatPlacement = .none, _ result: inout ControlResult) {
-        let serial = nextSerial
-        nextSerial &+= 1
-        if nextSerial == 0 { nextSerial = 1 }
+        let serial = serials.next(for: p)
         targets[Int(p.rawValue)] = target
-        serials[Int(p.rawValue)] = serial
         targetChanged(p)
         result.commands.append(TimedCommand(command, start: start, delaySeconds: delay, serial: serial, placement: placement))
     }
@@ -220,43 +255,12 @@ public struct Controller: Sendable {
         decibels <= -120 ? 0 : Math.pow(10, decibels / 20)
     }
 
-    /// The option names of SPEC §4.1. A string in curve position that is one of these starts
-    /// the options instead.
-    static let optionNames: Set<String> = ["delay", "repeat", "autoreverse", "from", "velocity", "domain", "mode", "id", "quantize"]
-    static let keyframeWords: Set<String> = ["times", "curves", "calc", "repeat", "autoreverse", "delay", "id", "quantize"]
-
     static func seconds(_ arg: OSCArgument, _ what: String) throws(ControlError) -> Double {
         guard let s = arg.numericValue, s.isFinite, s >= 0 else {
             throw ControlError("\(what) must be a finite number of seconds ≥ 0")
         }
         guard s <= maximumSeconds else { throw ControlError("\(what) \(s) s is over 24 hours") }
         return s
-    }
-
-    static func curve(_ text: String) throws(ControlError) -> TimingCurve {
-        do { return try TimingCurve.parse(text) } catch { throw ControlError(error.description) }
-    }
-
-    /// `repeat`: a count > 0, fractional allowed; `inf` or ≥ 1e9 repeats forever.
-    static func repeatCount(_ arg: OSCArgument) throws(ControlError) -> Double {
-        if let s = arg.stringValue {
-            guard s == "inf" || s == "infinity" else { throw ControlError("'repeat' takes a count > 0 or inf") }
-            return .infinity
-        }
-        guard let n = arg.numericValue, !n.isNaN, n > 0 else { throw ControlError("'repeat' takes a count > 0 or inf") }
-        return n >= 1e9 ? .infinity : n
-    }
-
-    static func flag(_ arg: OSCArgument, _ name: String) throws(ControlError) -> Bool {
-        guard let b = arg.boolValue else { throw ControlError("'\(name)' takes 0 or 1") }
-        return b
-    }
-
-    static func tag(_ arg: OSCArgument) throws(ControlError) -> Int32 {
-        guard let x = arg.numericValue, x.isFinite, x == x.rounded(), abs(x) <= Double(Int32.max) else {
-            throw ControlError("'id' needs an integer")
-        }
-        return Int32(x)
     }
 
     /// Parses `value [duration [curve]] [option value]…` into a validated, clamped spec, its
@@ -283,66 +287,23 @@ public struct Controller: Sendable {
 
         let action = defaultAction(p)
         var spec = AnimationSpec(target: target, seconds: action.seconds, curve: action.curve, domain: domain)
-        var delay = 0.0
-        var placement = BeatPlacement.none
-        var i = 1
-        if i < args.count, Self.isTimeAmount(args[i]) {
-            setDuration(try timeAmount(args[i], "the duration"), &spec)
-            i += 1
-            if i < args.count, let name = args[i].stringValue, !Self.optionNames.contains(name) {
-                spec.curve = try Self.curve(name)
-                i += 1
-            }
+        var parser = optionParser(args)
+        parser.i = 1
+        if let (duration, curve) = try parser.durationAndCurve() {
+            setDuration(amount(duration), &spec)
+            if let curve { spec.curve = curve }
         }
-        while i < args.count {
-            guard let name = args[i].stringValue else {
-                throw ControlError("argument \(i + 1): expected an option name (\(Self.optionNames.sorted().joined(separator: ", ")))")
+        var options = AnimationOptions()
+        try parser.options(into: &options, from: { v throws(ControlError) in
+            guard let x = v.numericValue, x.isFinite || (allowsNegativeInfinity && x == -.infinity) else {
+                throw ControlError("'from' needs a finite number")
             }
-            guard Self.optionNames.contains(name) else {
-                throw ControlError("unknown option '\(name)' (options: \(Self.optionNames.sorted().joined(separator: ", ")))")
-            }
-            guard i + 1 < args.count else { throw ControlError("option '\(name)' needs a value") }
-            let v = args[i + 1]
-            switch name {
-            case "from":
-                guard let x = v.numericValue, x.isFinite || (allowsNegativeInfinity && x == -.infinity) else {
-                    throw ControlError("'from' needs a finite number")
-                }
-                let y = toValue(x)
-                guard y.isFinite else { throw ControlError("'from' maps outside any usable range") }
-                spec.from = range.clamp(y)
-            case "velocity":
-                guard let x = v.numericValue, x.isFinite else { throw ControlError("'velocity' needs a finite number of units per second") }
-                spec.velocity = x
-            case "domain":
-                guard let s = v.stringValue, let d = ValueDomain(name: s) else {
-                    throw ControlError("'domain' is linear, log or db")
-                }
-                spec.domain = d
-            case "id":
-                spec.tag = try Self.tag(v)
-            case "delay":
-                switch try timeAmount(v, "'delay'") {
-                case .seconds(let s): delay = s
-                case .beats(let b): placement.delayBeats = b
-                }
-            case "quantize":
-                placement.gridBeats = try quantizeBeats(v)
-            case "repeat":
-                spec.repeatCount = try Self.repeatCount(v)
-            case "autoreverse":
-                spec.autoreverses = try Self.flag(v, "autoreverse")
-            case "mode":
-                guard let s = v.stringValue, s == "current" || s == "additive" else {
-                    throw ControlError("'mode' is current or additive")
-                }
-                spec.additive = s == "additive"
-            default:
-                throw ControlError("unknown option '\(name)'")
-            }
-            i += 2
-        }
-        return (spec, delay, placement)
+            let y = toValue(x)
+            guard y.isFinite else { throw ControlError("'from' maps outside any usable range") }
+            return range.clamp(y)
+        })
+        options.apply(to: &spec)
+        return (spec, options.delaySeconds, options.placement(beatsPerBar: beatsPerBar))
     }
 
     /// `/<param>/default duration [curve]`.
@@ -352,7 +313,7 @@ public struct Controller: Sendable {
         var action = DefaultAction(seconds: seconds, curve: defaultAction(p).curve)
         if args.count == 2 {
             guard let text = args[1].stringValue else { throw ControlError("the curve must be a string") }
-            action.curve = try Self.curve(text)
+            action.curve = try OptionParser.curve(text)
         }
         return action
     }

@@ -100,16 +100,6 @@ public struct ModulatorRequest: Sendable, Equatable {
         return .hertz(hz)
     }
 
-    /// Control thread. Seconds (a number 0…24 h) or musical time.
-    static func length(_ arg: OSCArgument, _ what: String) throws(ControlError) -> Length {
-        if let text = arg.stringValue { return .musical(try musical(text)) }
-        guard let s = arg.numericValue, s.isFinite, s >= 0 else {
-            throw ControlError("\(what) must be a finite number of seconds ≥ 0 or musical time")
-        }
-        guard s <= Controller.maximumSeconds else { throw ControlError("\(what) \(s) s is over 24 hours") }
-        return .seconds(s)
-    }
-
     static func musical(_ text: String) throws(ControlError) -> MusicalDuration {
         do { return try MusicalDuration.parse(text) } catch { throw ControlError(error.description) }
     }
@@ -130,7 +120,7 @@ public struct ModulatorRequest: Sendable, Equatable {
                 throw ControlError("'polarity' is bi, up or down")
             }
             polarity = p
-        case "fade": fade = try Self.length(value, "'fade'")
+        case "fade": fade = try OptionParser.length(value, "'fade'", timing: nil)
         case "seed":
             guard value.stringValue == nil, case .some(let n) = value.integerValue else {
                 throw ControlError("'seed' needs an integer")

@@ -49,6 +49,8 @@ public struct SceneBook: Sendable, Equatable {
     /// Config scenes deleted over OSC: gone until the config file is read again.
     private var deletedConfigured: Set<String> = []
     public private(set) var previous: Scene?
+    /// The group id of the next recall (never 0, which means "no group").
+    private var nextRecallGroup: UInt32 = 1
 
     public init() {}
 
@@ -122,6 +124,13 @@ public struct SceneBook: Sendable, Equatable {
     /// Control thread. What a recall or morph is about to change, stored before it does.
     public mutating func setPrevious(_ members: [SceneMember]) {
         previous = Scene(name: Self.previousName, members: members)
+    }
+
+    /// Control thread. The group a new recall's members carry (SPEC §13, `/scene/done`).
+    mutating func takeRecallGroup() -> UInt32 {
+        let group = nextRecallGroup
+        nextRecallGroup = nextRecallGroup == UInt32.max ? 1 : nextRecallGroup + 1
+        return group
     }
 
     /// Saved scenes, sorted by name: what the state file keeps.

@@ -95,7 +95,7 @@ extension Daemon {
             if case .message(let m) = packet { return m.address }
             return "#bundle"
         }
-        errors += 1
+        badInput.errors += 1
         channel.send(OSCMessage("/error", [.string(address), .string("read-only token: OSC is not accepted here")]))
         logRateLimited("OSC over an observer's WebSocket refused", ["address": "\(address)", "from": "\(channel)"])
     }

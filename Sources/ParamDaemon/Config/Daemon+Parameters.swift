@@ -113,13 +113,14 @@ extension Daemon {
         return new
     }
 
-    /// Puts `registry` in force for everything on the control side that reads it: the
-    /// controller (targets kept; new slots start at their initial values), the OSC routes, and
-    /// the publisher's subscriptions and sends (it stops its thread meanwhile). One call, so no
-    /// reader is left on the old registry. Control thread.
+    /// Puts `registry` in force for the three that read it, as one `ParametersInForce` they
+    /// share: the controller (targets kept; new slots start at their initial values), the OSC
+    /// routes (the controller's, and OSCQuery's), and the publisher's subscriptions and sends
+    /// (it stops its thread meanwhile). One call, so no reader is left on the old registry.
+    /// Control thread.
     func putInForce(_ registry: ParameterRegistry, defaults: (ParameterID) -> DefaultAction) {
-        controller.replaceRegistry(registry, initial: { registry[$0].initial }, defaults: defaults)
-        routes = RouteTable(registry: registry)
-        publisher.replaceRegistry(registry)
+        let inForce = ParametersInForce(registry)
+        controller.putInForce(inForce, initial: { registry[$0].initial }, defaults: defaults)
+        publisher.putInForce(inForce)
     }
 }

@@ -86,7 +86,7 @@ extension Daemon {
         adoptTargetUpdates()
         midiDuties()
         linkDuties(now: now)
-        if let suppressed = errorLog.takeSuppressed(now: now) {
+        if let suppressed = badInput.log.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }
         measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureIntervalSeconds)
@@ -106,7 +106,7 @@ extension Daemon {
         wakeups.sample(now: now, excluding: jack.jackThreadIDs)
         JackMessages.drain()
         // Whatever this wake changed (a packet, MIDI, a reload, a stop), LISTEN hears the new targets.
-        publisher.announceTargets(controller.targets, registry: controller.registry)
+        listen.announceTargets(controller.targets, registry: controller.registry, through: publisher)
         announceTempoNow()
     }
 
@@ -130,8 +130,8 @@ extension Daemon {
         if !jack.isConnected { next = min(next, jackRetry.nextRetryAt) }
         if jackRetry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
         if let since = stateSaving.unsavedSince { next = min(next, since + StateSaving.saveDelaySeconds) }
-        if let glide = linkGlide { next = min(next, glide.nextStepAt) }
-        if errorLog.suppressed > 0 { next = min(next, now + errorLog.intervalSeconds) }
+        if let glide = link.glide { next = min(next, glide.nextStepAt) }
+        if badInput.log.suppressed > 0 { next = min(next, now + badInput.log.intervalSeconds) }
         if let tempo = secondsToTempoWatch(now: now) { next = min(next, now + tempo) }
         return next.isFinite ? max(0, next - now) : nil
     }

@@ -9,7 +9,7 @@ extension Daemon {
     /// Control thread. Joins a Link session at the controller's tempo and lets the audio side
     /// follow it. A failure is one log line; paramd then runs on its own timeline.
     func startLink() {
-        guard linkSession == nil else { return }
+        guard link.session == nil else { return }
         let session: LinkSession
         do {
             session = try LinkSession(bpm: controller.tempo, beatsPerBar: settings.beatsPerBar, controlWake: inbox.fd)
@@ -17,7 +17,7 @@ extension Daemon {
             log.error("Link: could not join a session (\(error)); paramd runs on its own timeline")
             return
         }
-        linkSession = session
+        link.session = session
         jack.linkAudio.publish(UnsafePointer(session.instance))
         controller.tempo = session.tempo
         log.info("Link: joined the session on every network interface at \(Self.bpmText(session.tempo)) BPM, \(settings.beatsPerBar) beats a bar; \(session.peers) other peer(s)")
@@ -27,9 +27,8 @@ extension Daemon {
     /// reading it, and the instance is freed once the periods that may still hold it have ended
     /// (at most a second's wait, on a reload; none at exit, after the JACK client closed).
     func stopLink(why: String) {
-        guard let session = linkSession else { return }
-        linkSession = nil
-        linkGlide = nil
+        guard let session = link.session else { return }
+        link.left()
         session.leave()
         jack.linkAudio.publish(nil)
         if jack.isConnected {
@@ -54,13 +53,13 @@ extension Daemon {
     /// Control thread, in every wake's duties: what Link's thread stored (the peer count, the
     /// session tempo, which musical time on the control side is read with), and a glide's step.
     func linkDuties(now: Double) {
-        guard let session = linkSession else { return }
+        guard let session = link.session else { return }
         let changes = session.signals.pointee.changes.load(ordering: .acquiring)  // pairs with the callbacks' add
         if changes != session.changesSeen {
             session.changesSeen = changes
             let peers = Int(clamping: session.signals.pointee.peers.load(ordering: .relaxed))
-            if peers != linkPeersLogged {
-                linkPeersLogged = peers
+            if peers != link.peersLogged {
+                link.peersLogged = peers
                 log.notice("Link: \(peers) other peer(s) in the session")
             }
             let bits = session.signals.pointee.tempoBits.load(ordering: .relaxed)
@@ -70,13 +69,13 @@ extension Daemon {
                 publishTempoIfChanged()
             }
         }
-        guard var glide = linkGlide, now >= glide.nextStepAt else { return }
+        guard var glide = link.glide, now >= glide.nextStepAt else { return }
         session.setTempo(glide.bpm(at: now))
         if glide.isOver(at: now) {
-            linkGlide = nil
+            link.glide = nil
         } else {
             glide.stepped(at: now)
-            linkGlide = glide
+            link.glide = glide
         }
     }
 
@@ -84,20 +83,20 @@ extension Daemon {
     /// session (at once, or stepped over the glide), else for paramd's own timeline.
     func applyTempo(_ change: TempoChange) {
         watchTempo(glideSeconds: change.glideSeconds, now: monotonicSeconds())
-        guard let session = linkSession else {
+        guard let session = link.session else {
             return audio.tempo.post(bpm: change.bpm, glideSeconds: change.glideSeconds)
         }
         guard change.glideSeconds > 0 else {
-            linkGlide = nil
+            link.glide = nil
             return session.setTempo(change.bpm)
         }
-        linkGlide = LinkTempoGlide(fromBPM: session.tempo, toBPM: change.bpm, startSeconds: monotonicSeconds(),
+        link.glide = LinkTempoGlide(fromBPM: session.tempo, toBPM: change.bpm, startSeconds: monotonicSeconds(),
                                    durationSeconds: change.glideSeconds)
     }
 
     /// The tempo `/tempo/get` and `/status` give: Link's session tempo while in one, else the
     /// renderer's at the end of the last period.
-    var tempoNow: Double { linkSession?.tempo ?? audio.tempo.tempoNow }
+    var tempoNow: Double { link.session?.tempo ?? audio.tempo.tempoNow }
 
     static func bpmText(_ bpm: Double) -> String { String(format: "%.2f", bpm) }
 }

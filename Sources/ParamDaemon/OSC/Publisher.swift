@@ -32,13 +32,10 @@ final class Publisher: @unchecked Sendable {
     private var snapshot: ParameterSnapshot
     /// Values sent on to other programs (SPEC §8.2). Publisher thread only (and the control
     /// thread while the publisher is stopped).
-    var forwarding: Forwarding
-    /// Whether `forwarding` has routes: set with it while the thread is stopped, so the control
+    var forwarder: ForwardSender
+    /// Whether `forwarder` has routes: set with it while the thread is stopped, so the control
     /// thread can read it without touching the publisher's own state.
     private var sendsValues: Bool
-    /// One connected socket per forwarding route, made when first needed.
-    var forwardSockets: [UDPSocket?]
-    var forwardErrors = RateLimiter(burst: 3, intervalSeconds: 10)
     let subscriptions: Locked<Subscriptions<FeedbackEndpoint>>
     /// Scene recalls waiting for their last member (Publisher+Scenes.swift). Taken inside
     /// `subscriptions`' lock, never the other way round.
@@ -48,11 +45,6 @@ final class Publisher: @unchecked Sendable {
     /// The WebSocket connections that `LISTEN` (SPEC §9), by number: each gets every message on
     /// its own, never bundled.
     let streams = Locked<[UInt64: StreamSink]>([:])
-    /// The targets last announced to them, per slot (Publisher+Targets.swift). Control thread only.
-    var announcedTargets = [Double](repeating: .nan, count: ParameterRegistry.capacity)
-    /// The WebSockets that LISTEN to `/tempo` and the tempo last sent them (Publisher+Tempo.swift).
-    /// Control thread only.
-    var tempoFeed = TempoFeed()
     /// Audio thread → publisher.
     let wake: FeedbackWake
     /// Control thread → publisher: stop, or look at the subscriptions again.
@@ -70,13 +62,13 @@ final class Publisher: @unchecked Sendable {
     let log: Logger
 
     init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLiveSeconds: Double,
-         registry: ParameterRegistry, log: Logger) {
+         parameters: ParametersInForce, log: Logger) {
+        let registry = parameters.registry
         self.events = handles.events
         self.updates = handles.updates
         self.snapshot = handles.snapshot
-        self.forwarding = Forwarding(registry: registry)
-        self.sendsValues = !forwarding.isEmpty
-        self.forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
+        self.forwarder = ForwardSender(registry: registry)
+        self.sendsValues = !forwarder.forwarding.isEmpty
         self.wake = wake
         self.controlInbox = controlInbox
         self.subscriptions = Locked(Subscriptions(maxSubscribers: maxSubscribers, timeToLiveSeconds: timeToLiveSeconds, registry: registry))
@@ -86,12 +78,12 @@ final class Publisher: @unchecked Sendable {
 
     /// Control thread: the parameters changed (a reload). Subscriptions match the new ones,
     /// and the sends are the new registry's (the publisher thread is stopped meanwhile).
-    func replaceRegistry(_ registry: ParameterRegistry) {
+    func putInForce(_ parameters: ParametersInForce) {
+        let registry = parameters.registry
         stop()
         subscriptions.withLock { $0.registry = registry }
-        forwarding = Forwarding(registry: registry)
-        sendsValues = !forwarding.isEmpty
-        forwardSockets = Array(repeating: nil, count: forwarding.routes.count)
+        forwarder = ForwardSender(registry: registry)
+        sendsValues = !forwarder.forwarding.isEmpty
         start()
         notify()
     }
@@ -229,8 +221,8 @@ final class Publisher: @unchecked Sendable {
                         // The end carries the exact final value; an older value must not follow it.
                         latest[Int(p.rawValue)] = nil
                         publish(event, into: &table, now: now, outbox: &outbox, sceneEnds: &sceneEnds)
-                        if forwarding.forwards(p) {
-                            forwarding.animationEnded(p, value: v, target: snapshot.target(p), now: now, into: &forwarded)
+                        if forwarder.forwarding.forwards(p) {
+                            forwarder.forwarding.animationEnded(p, value: v, target: snapshot.target(p), now: now, into: &forwarded)
                         }
                     }
                 }
@@ -240,17 +232,17 @@ final class Publisher: @unchecked Sendable {
                     let p = ParameterID(index: k)
                     if table.isFollowed(p) { moving = true }
                     table.valueChanged(p, v, now: now, into: &outbox)
-                    if forwarding.forwards(p) {
+                    if forwarder.forwarding.forwards(p) {
                         moving = true
-                        forwarding.valueChanged(p, v, target: snapshot.target(at: k), now: now, into: &forwarded)
+                        forwarder.forwarding.valueChanged(p, v, target: snapshot.target(at: k), now: now, into: &forwarded)
                     }
                 }
                 table.flush(now: now, into: &outbox)
                 let snapshot = self.snapshot
-                forwarding.flush(now: now, target: { snapshot.target($0) }, into: &forwarded)
+                forwarder.forwarding.flush(now: now, target: { snapshot.target($0) }, into: &forwarded)
                 if !outbox.isEmpty { endpoints = table.subscribers.map { $0.endpoint } }
-                plan = (Self.faster(table.fastestRate, forwarding.fastestRate),
-                        Self.earlier(table.nextFlush, forwarding.nextFlush), table.nextExpiry)
+                plan = (Self.faster(table.fastestRate, forwarder.forwarding.fastestRate),
+                        Self.earlier(table.nextFlush, forwarder.forwarding.nextFlush), table.nextExpiry)
             }
             for gone in lapsed {
                 log.info("subscription lapsed", metadata: ["subscriber": "\(gone)"])
@@ -259,7 +251,7 @@ final class Publisher: @unchecked Sendable {
             if !lapsed.isEmpty { updateValuesWanted() }
             deliver(outbox, to: endpoints)
             reply(sceneEnds)
-            forward(forwarded, now: now)
+            forwarder.send(forwarded, now: now, log: log)
             if updates.count > 0 { controlInbox.wake() }
 
             // Plan the sleep: what may wake it, and until when at the latest.

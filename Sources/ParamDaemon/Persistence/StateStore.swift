@@ -44,8 +44,8 @@ struct SavedState: Codable, Equatable, Sendable {
         self.parameters = parameters
         var modulators: [String: SavedModulator] = [:]
         for p in controller.registry.ids {
-            if let request = controller.modulators[p.index] {
-                modulators[controller.registry[p].name] = SavedModulator(request, depth: controller.modulatorDepths[p.index])
+            if let request = controller.modulators[p] {
+                modulators[controller.registry[p].name] = SavedModulator(request, depth: controller.modulators.depths[p.index])
             }
         }
         self.modulators = modulators.isEmpty ? nil : modulators

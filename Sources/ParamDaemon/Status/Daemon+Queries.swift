@@ -24,7 +24,7 @@ extension Daemon {
     /// counters and links. Every field and what it counts: docs/OSC.md, "/status".
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
-        let droppedCommands = dropped
+        let droppedCommands = badInput.droppedCommands
         let droppedEvents = Int(audio.counter(.droppedEvents))
         let late = Int(audio.counter(.late))
         let droppedPackets = sockets.reduce(0) { $0 + ($1.kernelDrops ?? 0) }
@@ -42,10 +42,10 @@ extension Daemon {
             ("subscribers", .int32(Int32(clamping: publisher.subscriberCount))),
             ("dropped", .int32(Int32(clamping: droppedCommands + droppedEvents + droppedPackets))),
             ("late", .int32(Int32(clamping: late))),
-            ("errors", .int32(Int32(clamping: errors))),
+            ("errors", .int32(Int32(clamping: badInput.errors))),
             ("uptime", .float32(Float(now - startTime))),
             ("wakeups_per_s", .float32(Float(wakeups.perSecond(now: now, excluding: jack.jackThreadIDs)))),
-            ("malformed", .int32(Int32(clamping: malformed))),
+            ("malformed", .int32(Int32(clamping: badInput.malformed))),
             ("dropped_commands", .int32(Int32(clamping: droppedCommands))),
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),
             ("dropped_packets", .int32(Int32(clamping: droppedPackets))),
@@ -54,11 +54,11 @@ extension Daemon {
             ("midi_in_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiIn) ?? 0))),
             ("midi_out_links", .int32(Int32(clamping: jack.client?.context.pointee.midiLinks.connections(.midiOut) ?? 0))),
             ("server", .string(JackServerKind.library.rawValue)),
-            ("timeline", .string(linkSession != nil ? "link" : transportTimelineName)),
+            ("timeline", .string(self.link.session != nil ? "link" : transportTimelineName)),
             ("tempo", .float32(Float(tempoNow))),
             ("beat", .float32(Float(audio.tempo.beatNow))),
             ("beat_frame", .int64(Int64(audio.tempo.jackFrameNow))),
-            ("link_peers", .int32(Int32(clamping: linkSession?.peers ?? 0))),
+            ("link_peers", .int32(Int32(clamping: self.link.session?.peers ?? 0))),
         ] + accessStatusPairs + [("version", .string(Options.version))]
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }

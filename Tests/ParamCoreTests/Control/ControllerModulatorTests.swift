@@ -73,22 +73,22 @@ import Testing
     func badInputIsRefusedAndChangesNothing(_ args: [OSCArgument]) {
         var c = Controller(registry: Self.registry)
         _ = send(&c, "/cutoff/mod", [.string("triangle"), .float32(3)])
-        let before = c.modulators[Self.cutoff.index]
+        let before = c.modulators[Self.cutoff]
         let r = send(&c, "/cutoff/mod", args)
         #expect(r.error != nil)
         #expect(r.commands.isEmpty)
         #expect(r.replies.first?.address == "/error")
-        #expect(c.modulators[Self.cutoff.index] == before)
+        #expect(c.modulators[Self.cutoff] == before)
     }
 
     @Test(arguments: [[OSCArgument.float32(1.5)], [.float32(-0.1)], [.float32(0.5), .string("4x")], [.string("deep")]])
     func aBadDepthIsRefusedAndChangesNothing(_ args: [OSCArgument]) {
         var c = Controller(registry: Self.registry)
         _ = send(&c, "/cutoff/mod", [.string("triangle"), .float32(3), .string("depth"), .float32(0.3)])
-        let mark = c.modulatorMarks[Self.cutoff.index]
+        let mark = c.modulators.marks[Self.cutoff.index]
         let r = send(&c, "/cutoff/mod/depth", args)
         #expect(r.error != nil && r.commands.isEmpty && r.replies.first?.address == "/error")
-        #expect(c.modulatorDepths[Self.cutoff.index] == Double(Float(0.3)) && c.modulatorMarks[Self.cutoff.index] == mark)
+        #expect(c.modulators.depths[Self.cutoff.index] == Double(Float(0.3)) && c.modulators.marks[Self.cutoff.index] == mark)
     }
 
     @Test func theModulatorRoutesAreThereForEveryParameter() {
@@ -133,7 +133,7 @@ import Testing
         #expect(depth() == .float32(0.2), "the fade under way")
         depths.publish(at: Self.cutoff.index, depth: 0.1, serial: fade.serial)
         #expect(depth() == .float32(0.1))
-        #expect(c.modulatorDepths[Self.cutoff.index] == 0, "the state keeps the depth's target")
+        #expect(c.modulators.depths[Self.cutoff.index] == 0, "the state keeps the depth's target")
         // A fade-in on a new /mod starts from the depth sounding.
         _ = send(&c, "/cutoff/mod", [.string("saw"), .float32(1), .string("fade"), .float32(4)])
         #expect(depth() == .float32(0.1))
@@ -146,7 +146,7 @@ import Testing
         _ = send(&d, "/cutoff/mod/depth", [.float32(0), .float32(2)])
         #expect(send(&d, "/cutoff/mod/get", []).replies.first?.arguments[2] == .float32(0.25))
         // A renderer that starts afresh gets each modulator under its last serial.
-        #expect(c.modulatorCommands().first?.serial == c.modulatorMarks[Self.cutoff.index].serial)
+        #expect(c.modulatorCommands().first?.serial == c.modulators.marks[Self.cutoff.index].serial)
     }
 
     @Test func aStopsProvisionalTargetIsTheAnimatedValueNotTheWave() {

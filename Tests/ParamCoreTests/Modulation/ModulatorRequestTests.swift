@@ -92,7 +92,7 @@ import Testing
             ([.float32(0.5), .string("from"), .float32(3)], "'from' must be in 0…1"),
             ([.float32(0.5), .string("mode"), .string("additive")],
              "'mode' of a depth is current: a modulator's depth runs one animation at a time"),
-            ([.float32(0.5), .string("-1b")], MusicalDurationParseError.notPositive("-1b").description),
+            ([.float32(0.5), .string("-1b")], "the duration: " + MusicalDurationParseError.notPositive("-1b").description),
         ]
         for (args, expected) in refusals {
             #expect(Self.reason { _ = try ModulatorDepthRequest.parse(args, defaultAction: action) } == expected, "\(args)")

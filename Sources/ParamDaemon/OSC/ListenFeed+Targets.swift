@@ -5,12 +5,12 @@ import ParamCore
 // listens to the parameter hears the new target at once, so a page moves its target marker
 // before the first value or `/done` arrives. UDP subscribers get values and ends only (§4.5).
 
-extension Publisher {
+extension ListenFeed {
     /// Control thread, after every wake of its loop. Compares `targets` (the controller's
     /// model, by slot) with the targets last announced and sends `/<name>/target f` for each
     /// one that changed to the WebSockets that listen to it, one message each (never bundled).
     /// Cost when nothing changed: one comparison per parameter, no lock.
-    func announceTargets(_ targets: [Double], registry: ParameterRegistry) {
+    mutating func announceTargets(_ targets: [Double], registry: ParameterRegistry, through publisher: Publisher) {
         var changed: [ParameterID] = []
         for p in registry.ids where targets[p.index].bitPattern != announcedTargets[p.index].bitPattern {
             let first = announcedTargets[p.index].isNaN
@@ -20,7 +20,7 @@ extension Publisher {
             if !first { changed.append(p) }
         }
         guard !changed.isEmpty else { return }
-        let sends: [(stream: UInt64, message: [UInt8])] = subscriptions.withLock { table in
+        let sends: [(stream: UInt64, message: [UInt8])] = publisher.subscriptions.withLock { table in
             var out: [(UInt64, [UInt8])] = []
             var encoded: [Int: [UInt8]] = [:]
             for subscriber in table.subscribers {
@@ -35,7 +35,7 @@ extension Publisher {
             return out
         }
         for send in sends {
-            streams.withLock { $0[send.stream] }?.send(send.message)
+            publisher.streams.withLock { $0[send.stream] }?.send(send.message)
         }
     }
 }

@@ -173,7 +173,7 @@ import Testing
         #expect(abs(c.target(.pan) - 0) < 1e-12)
         // A message for one member takes it away; the others stay bound.
         send(&c, "/cutoff", [.float32(300)])
-        #expect(c.morphBindings[cutoff.index] == nil && c.morphBindings[ParameterID.volume.index] != nil)
+        #expect(c.morph[cutoff] == nil && c.morph[.volume] != nil)
         send(&c, "/morph", [.float32(1)])
         #expect(c.target(cutoff) == 300 && c.target(.volume) == Double(Float(0.9)) && c.target(.pan) == 1)
         // Saving sees the bound targets.
@@ -198,7 +198,7 @@ import Testing
             let r = send(&c, "/scene/morph", args)
             #expect(r.error != nil && r.commands.isEmpty)
         }
-        #expect(c.morphBindings.allSatisfy { $0 == nil } && c.scenes.previous == nil)
+        #expect(c.morph.isEmpty && c.scenes.previous == nil)
     }
 
     @Test func releaseUnbindsEveryBoundMemberWhereItSounds() {
@@ -208,7 +208,7 @@ import Testing
         let r = send(&c, "/scene/release", [])
         let unbound = r.commands.compactMap { if case .unbind(let p) = $0.command { p } else { nil } }
         #expect(unbound == [.volume, .pan, cutoff])
-        #expect(c.morphBindings.allSatisfy { $0 == nil })
+        #expect(c.morph.isEmpty)
         #expect(send(&c, "/scene/release", []).commands.isEmpty)
     }
 

@@ -1,8 +1,20 @@
 import ParamCore
 
+/// What the control thread itself sends the WebSockets that LISTEN (SPEC §9), beside the values
+/// and ends the publisher thread sends: each parameter's target as it changes
+/// (ListenFeed+Targets.swift) and the tempo. Owned by the control thread (`Daemon.listen`),
+/// never by the publisher, whose thread never touches it; it sends through the publisher's
+/// streams, which any thread may write.
+struct ListenFeed {
+    /// The targets last announced, per slot (NaN: not yet seen).
+    var announcedTargets = [Double](repeating: .nan, count: ParameterRegistry.capacity)
+    /// The WebSockets that LISTEN to `/tempo`, and what they last heard.
+    var tempo = TempoFeed()
+}
+
 // LISTEN on `/tempo` (SPEC §9, §14): a page follows the timeline's tempo, whoever changed it
-// (`/tempo`, a Link peer). Control thread only: the audio side publishes the tempo at the end of
-// each period (`TempoExchange.tempoNow`), and `Daemon.publishTempoIfChanged()` compares it here.
+// (`/tempo`, a Link peer). The audio side publishes the tempo at the end of each period
+// (`TempoExchange.tempoNow`), and `Daemon.publishTempoIfChanged()` compares it here.
 
 /// Who listens to `/tempo`, and what they last heard.
 struct TempoFeed {
@@ -22,14 +34,14 @@ struct TempoFeed {
     static let landingSeconds = 0.25
 }
 
-extension Publisher {
+extension ListenFeed {
     /// Control thread. Sends `/tempo f bpm` to every WebSocket that listens to `/tempo` when
     /// `bpm` differs from what they last heard (as a 32-bit float, which is what they get).
-    func announceTempo(_ bpm: Double) {
-        guard Float(bpm) != Float(tempoFeed.announcedBPM) else { return }
-        tempoFeed.announcedBPM = bpm
-        guard !tempoFeed.streams.isEmpty else { return }
+    mutating func announceTempo(_ bpm: Double, through publisher: Publisher) {
+        guard Float(bpm) != Float(tempo.announcedBPM) else { return }
+        tempo.announcedBPM = bpm
+        guard !tempo.streams.isEmpty else { return }
         let bytes = OSCMessage("/tempo", [.float32(Float(bpm))]).encoded()
-        for id in tempoFeed.streams { streams.withLock { $0[id] }?.send(bytes) }
+        for id in tempo.streams { publisher.streams.withLock { $0[id] }?.send(bytes) }
     }
 }
