@@ -6,7 +6,7 @@ struct JackTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "paramd-jacktool",
         abstract: "A small JACK client for testing and debugging paramd.",
-        subcommands: [Feed.self, Record.self, Midi.self])
+        subcommands: [Feed.self, Record.self, Midi.self, Stall.self])
 }
 
 struct ServerOptions: ParsableArguments {
@@ -59,7 +59,9 @@ extension JackTool {
                 time another 10 ms of frames are in, and 'connected A B' / 'disconnected A B' for \
                 every connection made or broken in the graph. FILE holds raw little-endian float32 \
                 samples, channels interleaved; FILE.json holds sampleRate, channels, frames, \
-                firstFrameTime and periods ([frameTime, usecs, nframes] of every recorded period).
+                firstFrameTime, periods ([frameTime, usecs, nframes] of every recorded period), xruns \
+                (how many JACK reported) and xrunFrames (for each, the jack_last_frame_time of the \
+                cycle the server was in when it was reported).
                 """)
 
         @OptionGroup var options: ServerOptions
