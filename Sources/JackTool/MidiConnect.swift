@@ -1,0 +1,136 @@
+import ArgumentParser
+import CJack
+import Glibc
+import ParamSystem
+import Synchronization
+
+/// What the midi-connect process callback owns, preallocated before activation.
+struct MIDIConnectState: ~Copyable {
+    let client: OpaquePointer
+    let output: OpaquePointer
+    let status: UInt8
+    let controller: UInt8
+    /// The value to send, plus one (0: nothing armed). Stored by the main thread once
+    /// `jack_connect` has returned; taken by the first cycle that began after that.
+    let armedValue = Atomic<Int>(0)
+    /// `jack_last_frame_time` when `jack_connect` returned: the cycle then in flight, which may
+    /// still run on the graph before the connection, so the event waits for a later one.
+    let armedDuring = Atomic<UInt32>(0)
+    /// The last event sent: its value and its cycle's stamp, written before `sent` counts it.
+    var lastValue = 0
+    var lastStamp: UInt32 = 0
+    /// Events sent; the releasing add pairs with the main thread's acquiring load.
+    let sent = Atomic<Int>(0)
+}
+
+/// Clears midi_out every cycle; in the first cycle that began after the connection was made,
+/// writes the armed Control Change at offset 0. Realtime-safe.
+@_noLocks
+func midiConnectProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: MIDIConnectState.self)
+    let output = state.pointee.output
+    guard let buffer = _unsafePerformance({ jack_port_get_buffer(output, nframes) }) else { return 0 }
+    _unsafePerformance { jack_midi_clear_buffer(buffer) }
+    let armed = state.pointee.armedValue.load(ordering: .acquiring)  // pairs with runMIDIConnect's releasing store
+    guard armed > 0 else { return 0 }
+    let client = state.pointee.client
+    let stamp = _unsafePerformance { jack_last_frame_time(client) }
+    guard stamp != state.pointee.armedDuring.load(ordering: .relaxed) else { return 0 }
+    var bytes = (state.pointee.status, state.pointee.controller, UInt8(armed - 1))
+    let rc = withUnsafeMutableBytes(of: &bytes) { raw in
+        _unsafePerformance { jack_midi_event_write(buffer, 0, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), 3) }
+    }
+    guard rc == 0 else { return 0 }
+    state.pointee.armedValue.store(0, ordering: .relaxed)
+    state.pointee.lastValue = armed - 1
+    state.pointee.lastStamp = stamp
+    state.pointee.sent.add(1, ordering: .releasing)  // pairs with runMIDIConnect's acquiring load
+    return 0
+}
+
+extension JackTool {
+    struct MidiConnect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "midi-connect",
+            abstract: "Connect midi_out to a port and send a Control Change in the first cycle after the connection is made, on command.",
+            discussion: """
+                On each SIGUSR1: disconnects midi_out from --connect if connected, connects it again, and \
+                sends CC --cc on --channel in the first process cycle that began after jack_connect \
+                returned, at offset 0. The values go 11, 48, 85, 122, 31, … (each 37 more, modulo 128), so \
+                two in a row always differ. Prints 'ready' once registered, 'sent V at frame F' for each \
+                event (F: its cycle's jack_last_frame_time), and 'connected A B' / 'disconnected A B'.
+                """)
+
+        @Option(help: "JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).")
+        var server: String?
+        @Option(help: "JACK client name.") var name = "midi-connect"
+        @Option(help: "The MIDI input port to connect to (e.g. paramd:midi_in).") var connect: String
+        @Option(help: "Controller number.") var cc = 7
+        @Option(help: "MIDI channel, 1…16.") var channel = 1
+
+        func validate() throws {
+            guard (0...127).contains(cc) else { throw ValidationError("--cc must be in 0…127") }
+            guard (1...16).contains(channel) else { throw ValidationError("--channel must be in 1…16") }
+        }
+
+        func run() throws {
+            let status: Int32
+            do {
+                status = try runMIDIConnect(server: server, name: name, target: connect,
+                                            status: UInt8(0xB0 + channel - 1), controller: UInt8(cc))
+            } catch {
+                log("error: \(error)")
+                throw ExitCode(1)
+            }
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}
+
+func runMIDIConnect(server: String?, name: String, target: String, status: UInt8, controller: UInt8) throws(JackError) -> Int32 {
+    Signals.block(also: [SIGUSR1])
+    let client = try openToolClient(name: name, server: server)
+    defer { client.close() }
+    let output = try client.registerPort("midi_out", type: .midi, flags: .output)
+    let state = UnsafeMutablePointer<MIDIConnectState>.allocate(capacity: 1)
+    state.initialize(to: MIDIConnectState(client: client.pointer, output: output.pointer, status: status, controller: controller))
+    defer {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+    jack_set_process_callback(client.pointer, midiConnectProcess, state)
+    jack_on_shutdown(client.pointer, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
+    printConnections(of: client)
+    try client.activate()
+    log("\(client.name): CC \(controller) on status \(status) into \(target) in the first cycle after each connection (SIGUSR1)")
+    printNow("ready")
+    var asked = 0, reported = 0
+    while true {
+        let reason = Signals.wait(also: [SIGUSR1], until: {
+            let sent = state.pointee.sent.load(ordering: .acquiring)  // pairs with midiConnectProcess
+            if sent > reported {
+                reported = sent
+                printNow("sent \(state.pointee.lastValue) at frame \(state.pointee.lastStamp)")
+            }
+            return false
+        })
+        switch reason {
+        case .signal(SIGUSR1):
+            if output.isConnected(to: target) { try client.disconnect(output.name, from: target) }
+            try client.connect(output.name, to: target)
+            let during = jack_last_frame_time(client.pointer)
+            let value = (11 + 37 * asked) % 128
+            asked += 1
+            state.pointee.armedDuring.store(during, ordering: .relaxed)
+            state.pointee.armedValue.store(value + 1, ordering: .releasing)  // pairs with midiConnectProcess
+        case .serverWentAway:
+            log("the JACK server went away")
+            return 1
+        default:
+            client.deactivate()
+            return 0
+        }
+    }
+}
