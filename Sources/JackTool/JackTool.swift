@@ -39,15 +39,10 @@ extension JackTool {
         func run() throws {
             let targets = splitPorts(options.connect)
             guard !targets.isEmpty else { throw ValidationError("--connect needs at least one port") }
-            let status: Int32
-            do {
-                status = try runFeed(server: options.server, name: name, targets: targets,
-                                     value: value, misbehave: misbehaveAllocate, overrunEvery: overrunEvery)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runFeed(server: options.server, name: name, targets: targets,
+                        value: value, misbehave: misbehaveAllocate, overrunEvery: overrunEvery)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 
@@ -77,15 +72,10 @@ extension JackTool {
         func run() throws {
             let sources = splitPorts(options.connect)
             guard !sources.isEmpty else { throw ValidationError("--connect needs at least one port") }
-            let status: Int32
-            do {
-                status = try runRecord(server: options.server, name: name, sources: sources,
-                                       output: output, seconds: seconds, exitWhenFull: exitWhenFull)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runRecord(server: options.server, name: name, sources: sources,
+                          output: output, seconds: seconds, exitWhenFull: exitWhenFull)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 }

@@ -151,15 +151,10 @@ extension JackTool {
                                             count: bytes.count))
             }
             events.sort { ($0.period, $0.offset) < ($1.period, $1.offset) }
-            let status: Int32
-            do {
-                status = try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
-                                     events: events, output: output, afterConnected: afterConnected)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
+                        events: events, output: output, afterConnected: afterConnected)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 }

@@ -16,11 +16,8 @@ struct MIDIConnectState: ~Copyable {
     /// `jack_last_frame_time` when `jack_connect` returned: the cycle then in flight, which may
     /// still run on the graph before the connection, so the event waits for a later one.
     let armedDuring = Atomic<UInt32>(0)
-    /// The last event sent: its value and its cycle's stamp, written before `sent` counts it.
-    var lastValue = 0
-    var lastStamp: UInt32 = 0
-    /// Events sent; the releasing add pairs with the main thread's acquiring load.
-    let sent = Atomic<Int>(0)
+    /// Each event sent: its value and its cycle's stamp.
+    var sent = ActReport()
 }
 
 /// Clears midi_out every cycle; in the first cycle that began after the connection was made,
@@ -43,9 +40,7 @@ func midiConnectProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointe
     }
     guard rc == 0 else { return 0 }
     state.pointee.armedValue.store(0, ordering: .relaxed)
-    state.pointee.lastValue = armed - 1
-    state.pointee.lastStamp = stamp
-    state.pointee.sent.add(1, ordering: .releasing)  // pairs with runMIDIConnect's acquiring load
+    state.pointee.sent.publish(value: armed - 1, frame: stamp)
     return 0
 }
 
@@ -75,15 +70,9 @@ extension JackTool {
         }
 
         func run() throws {
-            let status: Int32
-            do {
-                status = try runMIDIConnect(server: server, name: name, target: connect,
-                                            status: UInt8(0xB0 + channel - 1), controller: UInt8(cc))
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runMIDIConnect(server: server, name: name, target: connect, status: UInt8(0xB0 + channel - 1), controller: UInt8(cc))
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 }
@@ -107,30 +96,15 @@ func runMIDIConnect(server: String?, name: String, target: String, status: UInt8
     log("\(client.name): CC \(controller) on status \(status) into \(target) in the first cycle after each connection (SIGUSR1)")
     printNow("ready")
     var asked = 0, reported = 0
-    while true {
-        let reason = Signals.wait(also: [SIGUSR1], until: {
-            let sent = state.pointee.sent.load(ordering: .acquiring)  // pairs with midiConnectProcess
-            if sent > reported {
-                reported = sent
-                printNow("sent \(state.pointee.lastValue) at frame \(state.pointee.lastStamp)")
-            }
-            return false
-        })
-        switch reason {
-        case .signal(SIGUSR1):
-            if output.isConnected(to: target) { try client.disconnect(output.name, from: target) }
-            try client.connect(output.name, to: target)
-            let during = jack_last_frame_time(client.pointer)
-            let value = (11 + 37 * asked) % 128
-            asked += 1
-            state.pointee.armedDuring.store(during, ordering: .relaxed)
-            state.pointee.armedValue.store(value + 1, ordering: .releasing)  // pairs with midiConnectProcess
-        case .serverWentAway:
-            log("the JACK server went away")
-            return 1
-        default:
-            client.deactivate()
-            return 0
-        }
-    }
+    return try serveSignals(client, poll: {
+        state.pointee.sent.printNew(since: &reported) { "sent \($0.value) at frame \($0.frame)" }
+    }, onSignal: { () throws(JackError) in
+        if output.isConnected(to: target) { try client.disconnect(output.name, from: target) }
+        try client.connect(output.name, to: target)
+        let during = jack_last_frame_time(client.pointer)
+        let value = (11 + 37 * asked) % 128
+        asked += 1
+        state.pointee.armedDuring.store(during, ordering: .relaxed)
+        state.pointee.armedValue.store(value + 1, ordering: .releasing)  // pairs with midiConnectProcess
+    })
 }

@@ -12,13 +12,9 @@ struct StallState: ~Copyable {
     /// Milliseconds of the stall armed for the next cycle (0: none). The main thread stores it;
     /// the process callback takes it (exchange) and stalls.
     let armed = Atomic<Int>(0)
-    /// The last stall: its length, its cycle's `jack_last_frame_time`, and `jack_frame_time`
-    /// when it ended. Written by the process callback before it counts the stall in `done`.
-    var lastMilliseconds = 0
-    var lastStamp: UInt32 = 0
-    var lastEnd: UInt32 = 0
-    /// Stalls done; the releasing add pairs with the main thread's acquiring load.
-    let done = Atomic<Int>(0)
+    /// Each stall done: its length, its cycle's `jack_last_frame_time`, and `jack_frame_time`
+    /// when it ended.
+    var done = ActReport()
 }
 
 /// Writes `value` into the output and, when a stall is armed, blocks the process thread for
@@ -37,10 +33,7 @@ func stallProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) ->
     let client = state.pointee.client
     let stamp = _unsafePerformance { jack_last_frame_time(client) }
     _unsafePerformance { sleepMonotonic(milliseconds: milliseconds) }
-    state.pointee.lastMilliseconds = milliseconds
-    state.pointee.lastStamp = stamp
-    state.pointee.lastEnd = _unsafePerformance { jack_frame_time(client) }
-    state.pointee.done.add(1, ordering: .releasing)  // pairs with runStall's acquiring load
+    state.pointee.done.publish(value: milliseconds, frame: stamp, endFrame: _unsafePerformance { jack_frame_time(client) })
     return 0
 }
 
@@ -76,15 +69,10 @@ extension JackTool {
         }
 
         func run() throws {
-            let status: Int32
-            do {
-                status = try runStall(server: options.server, name: name, targets: splitPorts(options.connect),
-                                      milliseconds: milliseconds, value: value)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runStall(server: options.server, name: name, targets: splitPorts(options.connect),
+                             milliseconds: milliseconds, value: value)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 }
@@ -111,29 +99,14 @@ func runStall(server: String?, name: String, targets: [String], milliseconds: In
 
     var commands = StallCommands()
     var reported = 0
-    while true {
-        let reason = Signals.wait(also: [SIGUSR1], until: {
-            let done = state.pointee.done.load(ordering: .acquiring)  // pairs with stallProcess
-            if done > reported {
-                reported = done
-                printNow("stalled \(state.pointee.lastMilliseconds) ms at frame \(state.pointee.lastStamp) until frame \(state.pointee.lastEnd)")
-            }
-            if let asked = commands.next(default: milliseconds) {
-                state.pointee.armed.store(asked, ordering: .releasing)  // pairs with stallProcess
-            }
-            return false
-        })
-        switch reason {
-        case .signal(SIGUSR1):
-            state.pointee.armed.store(milliseconds, ordering: .releasing)  // pairs with stallProcess
-        case .serverWentAway:
-            log("the JACK server went away")
-            return 1
-        default:
-            client.deactivate()
-            return 0
+    return try serveSignals(client, poll: {
+        state.pointee.done.printNew(since: &reported) { "stalled \($0.value) ms at frame \($0.frame) until frame \($0.endFrame)" }
+        if let asked = commands.next(default: milliseconds) {
+            state.pointee.armed.store(asked, ordering: .releasing)  // pairs with stallProcess
         }
-    }
+    }, onSignal: {
+        state.pointee.armed.store(milliseconds, ordering: .releasing)  // pairs with stallProcess
+    })
 }
 
 /// Lines on stdin, read without blocking: `stall` (the default length) or `stall MS`. Stops
