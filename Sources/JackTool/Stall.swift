@@ -127,7 +127,7 @@ struct StallCommands {
                     continue
                 }
                 if words.count == 1 { return milliseconds }
-                if words.count == 2, let asked = Int(words[1]), (1...10_000).contains(asked) { return asked }
+                if words.count == 2, let asked = words.last.flatMap({ Int($0) }), (1...10_000).contains(asked) { return asked }
                 log("bad command '\(line)' (stall [MS], MS in 1…10000)")
                 continue
             }
