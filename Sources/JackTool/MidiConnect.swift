@@ -18,6 +18,8 @@ struct MIDIConnectState: ~Copyable {
     let armedDuring = Atomic<UInt32>(0)
     /// Each event sent: its value and its cycle's stamp.
     var sent = ActReport()
+    /// Process cycles run, so the main thread can wait for some to pass.
+    let cycles = Atomic<Int>(0)
 }
 
 /// Clears midi_out every cycle; in the first cycle that began after the connection was made,
@@ -29,6 +31,7 @@ func midiConnectProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointe
     let output = state.pointee.output
     guard let buffer = _unsafePerformance({ jack_port_get_buffer(output, nframes) }) else { return 0 }
     _unsafePerformance { jack_midi_clear_buffer(buffer) }
+    state.pointee.cycles.add(1, ordering: .relaxed)
     let armed = state.pointee.armedValue.load(ordering: .acquiring)  // pairs with runMIDIConnect's releasing store
     guard armed > 0 else { return 0 }
     let client = state.pointee.client
@@ -50,7 +53,8 @@ extension JackTool {
             commandName: "midi-connect",
             abstract: "Connect midi_out to a port and send a Control Change in the first cycle after the connection is made, on command.",
             discussion: """
-                On each SIGUSR1: disconnects midi_out from --connect if connected, connects it again, and \
+                On each SIGUSR1: disconnects midi_out from --connect if connected (and lets 4 cycles pass, \
+                so every client has heard), connects it again, and \
                 sends CC --cc on --channel in the first process cycle that began after jack_connect \
                 returned, at offset 0. The values go 11, 48, 85, 122, 31, … (each 37 more, modulo 128), so \
                 two in a row always differ. Prints 'ready' once registered, 'sent V at frame F' for each \
@@ -99,7 +103,14 @@ func runMIDIConnect(server: String?, name: String, target: String, status: UInt8
     return try serveSignals(client, poll: {
         state.pointee.sent.printNew(since: &reported) { "sent \($0.value) at frame \($0.frame)" }
     }, onSignal: { () throws(JackError) in
-        if output.isConnected(to: target) { try client.disconnect(output.name, from: target) }
+        if output.isConnected(to: target) {
+            // Disconnected long enough for everyone to have heard (their notification threads
+            // run as this client's does): the graph without the connection, then 4 more cycles.
+            try client.disconnect(output.name, from: target)
+            while output.isConnected(to: target) { sleepMonotonic(milliseconds: 1) }
+            let seen = state.pointee.cycles.load(ordering: .relaxed)
+            while state.pointee.cycles.load(ordering: .relaxed) < seen + 4 { sleepMonotonic(milliseconds: 1) }
+        }
         try client.connect(output.name, to: target)
         let during = jack_last_frame_time(client.pointer)
         let value = (11 + 37 * asked) % 128
