@@ -191,11 +191,7 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
         cycles.deallocate()
         receivedCycles.deallocate()
     }
-    jack_set_process_callback(client.pointer, midiToolProcess, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: midiToolProcess, state: state)
     if let out {
         for target in targets { try client.ensureConnected(JackPort(out).name, to: target) }
     }

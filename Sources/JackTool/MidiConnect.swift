@@ -92,11 +92,7 @@ func runMIDIConnect(server: String?, name: String, target: String, status: UInt8
         state.deinitialize(count: 1)
         state.deallocate()
     }
-    jack_set_process_callback(client.pointer, midiConnectProcess, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: midiConnectProcess, state: state)
     log("\(client.name): CC \(controller) on status \(status) into \(target) in the first cycle after each connection (SIGUSR1)")
     printNow("ready")
     var asked = 0, reported = 0

@@ -155,11 +155,7 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
         state.deallocate()
     }
 
-    jack_set_process_callback(client.pointer, recordProcess, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, recordXrun, state)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: recordProcess, state: state, xrun: recordXrun, xrunArgument: state)
     for (index, source) in sources.enumerated() {
         try client.ensureConnected(source, to: JackPort(ports[index]!).name)
     }

@@ -88,11 +88,7 @@ func runStall(server: String?, name: String, targets: [String], milliseconds: In
         state.deinitialize(count: 1)
         state.deallocate()
     }
-    jack_set_process_callback(client.pointer, stallProcess, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: stallProcess, state: state)
     for target in targets { try client.ensureConnected(output.name, to: target) }
     log("\(client.name) feeding \(value) into \(targets.joined(separator: ", ")), stalling \(milliseconds) ms on SIGUSR1 or 'stall [MS]', at \(client.sampleRate) Hz, \(client.bufferSize) frames")
     printNow("ready")
