@@ -95,8 +95,8 @@ enum WaveBank {
     /// ones follow one timeline), fitted on the triangle's frames before `fittedBefore` (the
     /// triangle has no flat stretch or jump to hide an offset): for Hz, the frames around its
     /// start; for musical rates, around the timeline's beat 0 by /status (`beatZero`). Every
-    /// wave is then held to every frame.
-    static func check(_ timeline: some PlacedSamples, fittedBefore: Int64, beatZero: Int64) -> [(String, FrameCheck)]? {
+    /// wave is then held to every frame before `until`.
+    static func check(_ timeline: some PlacedSamples, fittedBefore: Int64, beatZero: Int64, until: Int64 = .max) -> [(String, FrameCheck)]? {
         func start(_ channel: Int) -> Int64? {
             let samples = timeline.samples(channel, in: Int64.min..<Int64.max)
             guard let left = samples.firstIndex(where: { $0.value != 0.5 }), left > 0 else { return nil }
@@ -114,7 +114,7 @@ enum WaveBank {
         for (channel, entry) in names.enumerated() {
             guard let first = start(channel), let origin = origins[entry.musical] else { return nil }
             let wave = ModulatorWaveByFrame(shape: entry.shape, framesPerCycle: 24000)
-            checks.append((entry.name, wave.check(timeline, channel: channel, origin: origin, in: first..<Int64.max)))
+            checks.append((entry.name, wave.check(timeline, channel: channel, origin: origin, in: first..<max(first, until))))
         }
         return checks
     }

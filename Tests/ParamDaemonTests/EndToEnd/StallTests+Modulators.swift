@@ -23,6 +23,9 @@ extension StallTests {
             guard let checks = WaveBank.check(timeline, fittedBefore: fittedBefore, beatZero: run.beatZero) else {
                 return .tooLittle("a modulator's start was not placed")
             }
+            // The same waves before the stalls only: where the fitted origins must hold whatever paramd does after.
+            let before = WaveBank.check(timeline, fittedBefore: fittedBefore, beatZero: run.beatZero, until: fittedBefore) ?? []
+            TestLog.write("modulators before the stalls: " + before.map { "\($0.0) worst \($0.1.worst)" }.joined(separator: ", "))
             guard checks.allSatisfy({ $0.1.compared >= 48000 }) else {
                 return .tooLittle("frames compared: \(checks.map { "\($0.0) \($0.1.compared)" })")
             }
