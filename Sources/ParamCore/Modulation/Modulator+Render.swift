@@ -5,15 +5,26 @@ extension Modulator {
     /// faster wave would alias). The control side refuses rates near it; this holds anyway.
     @inline(__always) static var maximumIncrement: Double { 0.5 }
 
-    /// Realtime-safe. Readies a chunk that starts at `frame`: a musical rate locks the phase and
-    /// cycle to the timeline there (cycle position = beat / cycle length + phase offset, so
+    /// Realtime-safe. Readies a chunk that starts at `frame`: a rate in Hz locks the phase and
+    /// cycle to JACK's frame (the anchor's position plus the increment per frame since), a
+    /// musical rate to the timeline (cycle position = beat / cycle length + phase offset, so
     /// phase 0 falls on the timeline's beat 0 and every grid line of the cycle's length).
     /// Returns the phase increment per frame, from the rate (or the tempo at `frame`).
     @_noLocks
     public mutating func phaseIncrement(atFrame frame: UInt64, sampleRate: Double, timeline: Timeline) -> Double {
         switch rate {
         case .hertz(let hz):
-            return Self.held(hz / sampleRate)
+            let increment = Self.held(hz / sampleRate)
+            if increment != anchor.cyclesPerFrame {
+                // The first chunk sets the increment; a new sample rate goes on from where it is.
+                if anchor.cyclesPerFrame != 0 {
+                    anchor = ModulatorAnchor(frame: frame, position: anchor.position(atFrame: frame), cyclesPerFrame: increment)
+                } else {
+                    anchor.cyclesPerFrame = increment
+                }
+            }
+            lock(toPosition: anchor.position(atFrame: frame))
+            return increment
         case .beats(let cycleBeats):
             guard cycleBeats > 0 else { return 0 }
             lock(toPosition: timeline.beat(at: frame) / cycleBeats + phaseOffset)

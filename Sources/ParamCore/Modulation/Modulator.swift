@@ -14,6 +14,10 @@ public struct Modulator: Sendable, BitwiseCopyable {
     /// The current cycle's number: counted from the start for a rate in Hz, the timeline's for
     /// a musical rate (so that the random values line up on every machine).
     public internal(set) var cycle: Int64
+    /// A rate in Hz is a function of the frame: the wave's position (in cycles, `cycle + phase`)
+    /// at `anchorFrame`, and the cycles a frame moved it by since (its increment then). Frames
+    /// JACK ran without paramd move the wave as they move the renderer's clock (SPEC §15).
+    @usableFromInline var anchor: ModulatorAnchor
     /// The random values of this cycle and the next (bipolar), for `random` and `sh`.
     @usableFromInline var randomFrom: Double
     @usableFromInline var randomTo: Double
@@ -39,6 +43,7 @@ public struct Modulator: Sendable, BitwiseCopyable {
         seed = spec.seed ?? defaultSeed
         phase = spec.phaseOffset < 1 ? spec.phaseOffset : 0
         cycle = 0
+        anchor = ModulatorAnchor(frame: frame, position: phase, cyclesPerFrame: 0)
         randomFrom = ModulatorRandom.bipolar(seed: seed, cycle: 0)
         randomTo = ModulatorRandom.bipolar(seed: seed, cycle: 1)
         depth = 0
@@ -56,6 +61,8 @@ public struct Modulator: Sendable, BitwiseCopyable {
     @_noLocks
     public mutating func replace(with spec: ModulatorSpec, atFrame frame: UInt64, sampleRate: Double, tempo: Double,
                                  defaultSeed: UInt64) {
+        if case .hertz = rate { lock(toPosition: anchor.position(atFrame: frame)) }
+        anchor = ModulatorAnchor(frame: frame, position: Double(cycle) + phase, cyclesPerFrame: 0)
         shape = spec.shape
         polarity = spec.polarity
         rate = spec.rate

@@ -101,9 +101,10 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     let midi = context.pointee.midi
     let midiLinks = context.pointee.midiLinks
     midi.beginPeriod()  // a new mapping table is taken whether or not midi_in is connected
-    if midiLinks.connections(.midiIn) != 0 {
-        readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
-    }
+    // Read every period: JACK routes a new connection's events from the next cycle on, while
+    // its port-connect notification may come later, so a count of links would miss them. An
+    // unconnected port's buffer is JACK's silent one (no events), read for next to nothing.
+    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
     let linkAudio = context.pointee.linkAudio
     let linkReading = rc == 0 ? linkAudio.reading(out1: out1, periodJackMicros: currentMicros, sampleRate: rate) : nil
     let wake = context.pointee.wake
@@ -166,9 +167,10 @@ func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
 }
 
 /// `JackPortConnectCallback`, on libjack's notification thread, for every connection made or
-/// broken in the graph: counts those of `midi_in` and `midi_out` (the process callback reads
-/// a MIDI port only while it has one). Counted from the notifications rather than asked of
-/// JACK (`jack_port_connected`), which may still answer from the graph before the change.
+/// broken in the graph: counts those of `midi_in` and `midi_out` (for `/status`; the process
+/// callback writes `midi_out` only while it has one, and reads `midi_in` every period). Counted
+/// from the notifications rather than asked of JACK (`jack_port_connected`), which may still
+/// answer from the graph before the change.
 func paramdPortConnect(_ a: jack_port_id_t, _ b: jack_port_id_t, _ connect: Int32, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
