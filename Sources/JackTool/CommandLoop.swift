@@ -1,4 +1,5 @@
 import ArgumentParser
+import CJack
 import Glibc
 import ParamSystem
 import Synchronization
@@ -59,4 +60,33 @@ func exitWith(_ body: () throws -> Int32) throws {
         throw ExitCode(1)
     }
     if status != 0 { throw ExitCode(status) }
+}
+
+/// Each xrun JACK reported, stamped with `jack_last_frame_time` when the notification came (the
+/// cycle the server was in), so a reader can tell which cycles it concerns. Written by libjack's
+/// notification thread only; preallocated.
+struct XrunStamps: ~Copyable {
+    static var capacity: Int { 4096 }
+    let frames: UnsafeMutablePointer<UInt32>
+    let count = Atomic<Int>(0)
+
+    init() {
+        frames = .allocate(capacity: Self.capacity)
+        frames.initialize(repeating: 0, count: Self.capacity)
+    }
+
+    deinit { frames.deallocate() }
+
+    /// Notification thread. Stamps one xrun (none once full).
+    func stamp(_ client: OpaquePointer) {
+        let index = count.load(ordering: .relaxed)
+        guard index < Self.capacity else { return }
+        frames[index] = jack_last_frame_time(client)
+        count.store(index + 1, ordering: .releasing)  // pairs with `stamps`
+    }
+
+    /// The stamps so far.
+    var stamps: UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(start: frames, count: count.load(ordering: .acquiring))  // pairs with `stamp`
+    }
 }

@@ -20,6 +20,18 @@ struct MIDIConnectState: ~Copyable {
     var sent = ActReport()
     /// Process cycles run, so the main thread can wait for some to pass.
     let cycles = Atomic<Int>(0)
+    /// Xruns, each with the cycle it was reported in: an event sent in a cycle JACK did not
+    /// finish may never have reached the port it was sent to.
+    let xruns = XrunStamps()
+}
+
+/// `jack_set_xrun_callback` for midi-connect: counts and stamps the xrun. Notification thread.
+func midiConnectXrun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
+    xrunCount.add(1, ordering: .relaxed)
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: MIDIConnectState.self)
+    state.pointee.xruns.stamp(state.pointee.client)
+    return 0
 }
 
 /// Clears midi_out every cycle; in the first cycle that began after the connection was made,
@@ -58,7 +70,8 @@ extension JackTool {
                 sends CC --cc on --channel in the first process cycle that began after jack_connect \
                 returned, at offset 0. The values go 11, 48, 85, 122, 31, … (each 37 more, modulo 128), so \
                 two in a row always differ. Prints 'ready' once registered, 'sent V at frame F' for each \
-                event (F: its cycle's jack_last_frame_time), and 'connected A B' / 'disconnected A B'.
+                event (F: its cycle's jack_last_frame_time), 'xrun at frame F' for each xrun JACK reports \
+                (F: the cycle it came in), and 'connected A B' / 'disconnected A B'.
                 """)
 
         @Option(help: "JACK server name (default: $JACK_DEFAULT_SERVER, else the default server).")
@@ -92,12 +105,17 @@ func runMIDIConnect(server: String?, name: String, target: String, status: UInt8
         state.deinitialize(count: 1)
         state.deallocate()
     }
-    try activate(client, process: midiConnectProcess, state: state)
+    try activate(client, process: midiConnectProcess, state: state, xrun: midiConnectXrun, xrunArgument: state)
     log("\(client.name): CC \(controller) on status \(status) into \(target) in the first cycle after each connection (SIGUSR1)")
     printNow("ready")
-    var asked = 0, reported = 0
+    var asked = 0, reported = 0, xrunsReported = 0
     return try serveSignals(client, poll: {
         state.pointee.sent.printNew(since: &reported) { "sent \($0.value) at frame \($0.frame)" }
+        let xruns = state.pointee.xruns.stamps
+        while xrunsReported < xruns.count {
+            printNow("xrun at frame \(xruns[xrunsReported])")
+            xrunsReported += 1
+        }
     }, onSignal: { () throws(JackError) in
         if output.isConnected(to: target) {
             // Disconnected long enough for everyone to have heard (their notification threads

@@ -30,12 +30,9 @@ struct RecordState: ~Copyable {
     let full = Atomic<Bool>(false)
     /// `frames`, published for the main thread's `recorded N` lines while recording runs.
     let recordedFrames = Atomic<Int>(0)
-    /// Each xrun JACK reported while armed: `jack_last_frame_time` when the notification came
-    /// (the stamp of the cycle the server was in), so a reader can tell which recorded periods
-    /// fall around it. Written by libjack's notification thread only; `xrunStamped` counts them.
-    let xrunFrames: UnsafeMutablePointer<UInt32>
-    static var xrunCapacity: Int { 4096 }
-    let xrunStamped = Atomic<Int>(0)
+    /// Each xrun JACK reported while armed (`recordXrun`), so a reader can tell which recorded
+    /// periods fall around it.
+    let xruns = XrunStamps()
 
     init(client: OpaquePointer, ports: UnsafeMutablePointer<OpaquePointer?>, channels: Int,
          capacityFrames: Int, periodCapacity: Int) {
@@ -48,14 +45,11 @@ struct RecordState: ~Copyable {
         samples.initialize(repeating: 0, count: max(1, capacityFrames * channels))  // touch the pages now
         periods = .allocate(capacity: max(1, periodCapacity))
         periods.initialize(repeating: PeriodStamp(frameTime: 0, usecs: 0, frames: 0), count: max(1, periodCapacity))
-        xrunFrames = .allocate(capacity: Self.xrunCapacity)
-        xrunFrames.initialize(repeating: 0, count: Self.xrunCapacity)
     }
 
     deinit {
         samples.deallocate()
         periods.deallocate()
-        xrunFrames.deallocate()
     }
 }
 
@@ -117,10 +111,7 @@ func recordXrun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
     guard let arg else { return 0 }
     let state = arg.assumingMemoryBound(to: RecordState.self)
     guard state.pointee.armed.load(ordering: .acquiring) else { return 0 }  // pairs with runRecord
-    let index = state.pointee.xrunStamped.load(ordering: .relaxed)
-    guard index < RecordState.xrunCapacity else { return 0 }
-    state.pointee.xrunFrames[index] = jack_last_frame_time(state.pointee.client)
-    state.pointee.xrunStamped.store(index + 1, ordering: .releasing)  // pairs with runRecord's read after deactivate
+    state.pointee.xruns.stamp(state.pointee.client)
     return 0
 }
 
@@ -186,7 +177,7 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
         samples: UnsafeBufferPointer(start: state.pointee.samples, count: state.pointee.frames * channels),
         periods: UnsafeBufferPointer(start: state.pointee.periods, count: state.pointee.periodCount),
         xruns: xrunCount.load(ordering: .relaxed),
-        xrunFrames: UnsafeBufferPointer(start: state.pointee.xrunFrames, count: state.pointee.xrunStamped.load(ordering: .acquiring)))
+        xrunFrames: state.pointee.xruns.stamps)
     do {
         try recording.write(to: output)
     } catch {

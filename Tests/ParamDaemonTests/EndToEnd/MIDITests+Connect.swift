@@ -6,7 +6,9 @@ import Testing
 /// once paramd has heard of the connection. `paramd-jacktool midi-connect` connects its midi_out
 /// to paramd's midi_in and sends CC 7 in the first cycle that began after `jack_connect`
 /// returned, 200 times (disconnecting in between), each time a value other than the last; after
-/// each, `/volume/get` must show the mapped target, value/127.
+/// each, `/volume/get` must show the mapped target, value/127. The one rule for recordings
+/// holds here too: an event missed in a cycle JACK reported an xrun for (from 2 periods before
+/// to 16 after, as FrameTimeline+Skips) is set aside and counted; any other miss fails.
 extension MIDITests {
     @Test func ccSevenSentInTheFirstPeriodAfterEachOfTwoHundredConnectionsIsNeverMissed() async throws {
         let server = try JackServer.required()
@@ -18,7 +20,14 @@ extension MIDITests {
         let rounds = 200, giveUpAfter = 5
         var missed: [(round: Int, value: Int, frame: UInt32)] = []
         var acted = 0
-        for round in 1...rounds where missed.count < giveUpAfter {
+        /// A miss JACK reported an xrun for: the event's cycle may not have reached paramd.
+        func skipped(_ frame: UInt32) -> Bool {
+            connector.xrunFrames.contains { x in
+                let after = Int64(Int32(truncatingIfNeeded: x &- frame))
+                return after >= -2 * Int64(server.period) && after <= 16 * Int64(server.period)
+            }
+        }
+        for round in 1...rounds where missed.filter({ !skipped($0.frame) }).count < giveUpAfter {
             let sent = try await connector.connectAndSend()
             let expected = Float(Double(sent.value) / 127)
             // A missed event never comes: half a second is dozens of periods for one that did.
@@ -29,11 +38,15 @@ extension MIDITests {
                 missed.append((round, sent.value, sent.frame))
             }
         }
-        TestLog.write("midi-connect: CC 7 in the first period after the connection: \(acted) acted upon, \(missed.count) missed"
-                      + (missed.isEmpty ? "" : " (\(missed.map { "round \($0.round) value \($0.value) at frame \($0.frame)" }.joined(separator: ", ")))"))
-        let gaveUp = missed.count >= giveUpAfter ? " (the test gave up after \(giveUpAfter))" : ""
-        #expect(missed.isEmpty, "paramd missed CC 7 sent in the first period after the connection \(missed.count) times\(gaveUp) of \(acted + missed.count): \(missed)")
-        #expect(acted + missed.count == rounds || missed.count >= giveUpAfter)
+        let unexplained = missed.filter { !skipped($0.frame) }
+        let described = missed.map { "round \($0.round) value \($0.value) at frame \($0.frame)\(skipped($0.frame) ? " (xrun)" : "")" }
+        TestLog.write("midi-connect: CC 7 in the first period after the connection: \(acted) acted upon, \(missed.count) missed, "
+                      + "\(missed.count - unexplained.count) of them in cycles JACK reported xruns for (set aside)"
+                      + (missed.isEmpty ? "" : ": \(described.joined(separator: ", "))") + "; xruns at \(connector.xrunFrames)")
+        let gaveUp = unexplained.count >= giveUpAfter ? " (the test gave up after \(giveUpAfter))" : ""
+        #expect(unexplained.isEmpty, "paramd missed CC 7 sent in the first period after the connection \(unexplained.count) times with no xrun\(gaveUp): \(described)")
+        #expect(missed.count - unexplained.count <= rounds / 10, "JACK skipped paramd \(missed.count - unexplained.count) times: too few sends judged")
+        #expect(acted + missed.count == rounds || unexplained.count >= giveUpAfter)
         #expect(try await connector.stop() == .exited(0))
         #expect(try await paramd.stop() == .exited(0))
     }

@@ -98,6 +98,11 @@ final class MIDIConnector: Sendable {
         }
     }
 
+    /// The stamp of the cycle each xrun JACK reported came in.
+    var xrunFrames: [UInt32] {
+        lines(of: process, startingWith: "xrun at frame ").compactMap { UInt32($0.dropFirst("xrun at frame ".count)) }
+    }
+
     /// SIGUSR1: disconnect, connect, send in the next cycle; returns what was sent once it is.
     func connectAndSend(timeout: Duration = .seconds(10)) async throws -> (value: Int, frame: UInt32) {
         let before = sent.count
