@@ -103,11 +103,7 @@ func runFeed(server: String?, name: String, targets: [String], value: Float, mis
         }
     }
     let callback: JackProcessCallback = misbehave ? feedProcessMisbehaving : overrunEvery > 0 ? feedProcessOverrunning : feedProcess
-    jack_set_process_callback(client.pointer, callback, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: callback, state: state)
     for (index, target) in targets.enumerated() {
         try client.ensureConnected(JackPort(ports[index]!).name, to: target)
     }

@@ -6,7 +6,7 @@ struct JackTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "paramd-jacktool",
         abstract: "A small JACK client for testing and debugging paramd.",
-        subcommands: [Feed.self, Record.self, Midi.self])
+        subcommands: [Feed.self, Record.self, Midi.self, MidiConnect.self, Stall.self])
 }
 
 struct ServerOptions: ParsableArguments {
@@ -39,15 +39,10 @@ extension JackTool {
         func run() throws {
             let targets = splitPorts(options.connect)
             guard !targets.isEmpty else { throw ValidationError("--connect needs at least one port") }
-            let status: Int32
-            do {
-                status = try runFeed(server: options.server, name: name, targets: targets,
-                                     value: value, misbehave: misbehaveAllocate, overrunEvery: overrunEvery)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runFeed(server: options.server, name: name, targets: targets,
+                        value: value, misbehave: misbehaveAllocate, overrunEvery: overrunEvery)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 
@@ -59,7 +54,9 @@ extension JackTool {
                 time another 10 ms of frames are in, and 'connected A B' / 'disconnected A B' for \
                 every connection made or broken in the graph. FILE holds raw little-endian float32 \
                 samples, channels interleaved; FILE.json holds sampleRate, channels, frames, \
-                firstFrameTime and periods ([frameTime, usecs, nframes] of every recorded period).
+                firstFrameTime, periods ([frameTime, usecs, nframes] of every recorded period), xruns \
+                (how many JACK reported) and xrunFrames (for each, the jack_last_frame_time of the \
+                cycle the server was in when it was reported).
                 """)
 
         @OptionGroup var options: ServerOptions
@@ -75,15 +72,10 @@ extension JackTool {
         func run() throws {
             let sources = splitPorts(options.connect)
             guard !sources.isEmpty else { throw ValidationError("--connect needs at least one port") }
-            let status: Int32
-            do {
-                status = try runRecord(server: options.server, name: name, sources: sources,
-                                       output: output, seconds: seconds, exitWhenFull: exitWhenFull)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runRecord(server: options.server, name: name, sources: sources,
+                          output: output, seconds: seconds, exitWhenFull: exitWhenFull)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 }

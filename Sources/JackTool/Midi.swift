@@ -151,15 +151,10 @@ extension JackTool {
                                             count: bytes.count))
             }
             events.sort { ($0.period, $0.offset) < ($1.period, $1.offset) }
-            let status: Int32
-            do {
-                status = try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
-                                     events: events, output: output, afterConnected: afterConnected)
-            } catch {
-                log("error: \(error)")
-                throw ExitCode(1)
+            try exitWith {
+                try runMIDI(server: server, name: name, targets: splitPorts(connect), sources: splitPorts(record),
+                        events: events, output: output, afterConnected: afterConnected)
             }
-            if status != 0 { throw ExitCode(status) }
         }
     }
 }
@@ -196,11 +191,7 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
         cycles.deallocate()
         receivedCycles.deallocate()
     }
-    jack_set_process_callback(client.pointer, midiToolProcess, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: midiToolProcess, state: state)
     if let out {
         for target in targets { try client.ensureConnected(JackPort(out).name, to: target) }
     }

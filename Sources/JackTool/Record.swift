@@ -30,6 +30,9 @@ struct RecordState: ~Copyable {
     let full = Atomic<Bool>(false)
     /// `frames`, published for the main thread's `recorded N` lines while recording runs.
     let recordedFrames = Atomic<Int>(0)
+    /// Each xrun JACK reported while armed (`recordXrun`), so a reader can tell which recorded
+    /// periods fall around it.
+    let xruns = XrunStamps()
 
     init(client: OpaquePointer, ports: UnsafeMutablePointer<OpaquePointer?>, channels: Int,
          capacityFrames: Int, periodCapacity: Int) {
@@ -101,6 +104,17 @@ func recordProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     return 0
 }
 
+/// `jack_set_xrun_callback` for the recorder: counts the xrun and, while armed, stamps it with
+/// the cycle the server is in. libjack's notification thread; nothing allocated.
+func recordXrun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
+    xrunCount.add(1, ordering: .relaxed)
+    guard let arg else { return 0 }
+    let state = arg.assumingMemoryBound(to: RecordState.self)
+    guard state.pointee.armed.load(ordering: .acquiring) else { return 0 }  // pairs with runRecord
+    state.pointee.xruns.stamp(state.pointee.client)
+    return 0
+}
+
 /// `record`: one input per source port, recorded until a signal (or until full).
 func runRecord(server: String?, name: String, sources: [String], output: String, seconds: Double,
                exitWhenFull: Bool) throws -> Int32 {
@@ -132,11 +146,7 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
         state.deallocate()
     }
 
-    jack_set_process_callback(client.pointer, recordProcess, state)
-    jack_on_shutdown(client.pointer, onShutdown, nil)
-    _ = jack_set_xrun_callback(client.pointer, onXrun, nil)
-    printConnections(of: client)
-    try client.activate()
+    try activate(client, process: recordProcess, state: state, xrun: recordXrun, xrunArgument: state)
     for (index, source) in sources.enumerated() {
         try client.ensureConnected(source, to: JackPort(ports[index]!).name)
     }
@@ -166,7 +176,8 @@ func runRecord(server: String?, name: String, sources: [String], output: String,
         bufferSize: bufferSize,
         samples: UnsafeBufferPointer(start: state.pointee.samples, count: state.pointee.frames * channels),
         periods: UnsafeBufferPointer(start: state.pointee.periods, count: state.pointee.periodCount),
-        xruns: xrunCount.load(ordering: .relaxed))
+        xruns: xrunCount.load(ordering: .relaxed),
+        xrunFrames: state.pointee.xruns.stamps)
     do {
         try recording.write(to: output)
     } catch {
@@ -190,6 +201,8 @@ struct Recording {
     var samples: UnsafeBufferPointer<Float>
     var periods: UnsafeBufferPointer<PeriodStamp>
     var xruns: Int
+    /// The stamp of the cycle each xrun was reported in (`recordXrun`).
+    var xrunFrames: UnsafeBufferPointer<UInt32>
 
     /// FILE: raw little-endian float32, interleaved. FILE.json: the metadata.
     func write(to path: String) throws {
@@ -201,7 +214,8 @@ struct Recording {
 
         var json = "{\"sampleRate\":\(sampleRate),\"channels\":\(channels),\"frames\":\(frames),"
         json += "\"firstFrameTime\":\(periods.first.map { String($0.frameTime) } ?? "null"),"
-        json += "\"bufferSize\":\(bufferSize),\"xruns\":\(xruns),\"periods\":["
+        json += "\"bufferSize\":\(bufferSize),\"xruns\":\(xruns),"
+        json += "\"xrunFrames\":[\(xrunFrames.map(String.init).joined(separator: ","))],\"periods\":["
         json += periods.map { "[\($0.frameTime),\($0.usecs),\($0.frames)]" }.joined(separator: ",")
         json += "]}\n"
         try Data(json.utf8).write(to: URL(fileURLWithPath: path + ".json"), options: .atomic)

@@ -17,30 +17,33 @@ func onXrun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
     return 0
 }
 
-/// SIGTERM and SIGINT, blocked in every thread and taken with sigtimedwait on the main thread.
+/// SIGTERM and SIGINT (and a command's own, such as `stall`'s SIGUSR1), blocked in every thread
+/// and taken with sigtimedwait on the main thread.
 enum Signals {
-    static func termination() -> sigset_t {
+    static func termination(also extra: [Int32] = []) -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGINT)
+        for signal in extra { sigaddset(&set, signal) }
         return set
     }
 
-    /// Blocks SIGTERM and SIGINT. Call before any thread is created (before jack_client_open), so
-    /// that JACK's threads inherit the mask and the signals stay pending for `wait`.
-    static func block() {
-        var set = termination()
+    /// Blocks SIGTERM and SIGINT, and `extra`. Call before any thread is created (before
+    /// jack_client_open), so that JACK's threads inherit the mask and the signals stay pending
+    /// for `wait`.
+    static func block(also extra: [Int32] = []) {
+        var set = termination(also: extra)
         pthread_sigmask(SIG_BLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)
     }
 
     enum Reason: Equatable { case signal(Int32), serverWentAway, condition }
 
-    /// Waits for SIGTERM/SIGINT, the server going away, or `condition()` becoming true (polled
-    /// every 10 ms).
-    static func wait(until condition: () -> Bool = { false }) -> Reason {
-        var set = termination()
+    /// Waits for SIGTERM/SIGINT (or one of `extra`), the server going away, or `condition()`
+    /// becoming true (polled every 10 ms).
+    static func wait(also extra: [Int32] = [], until condition: () -> Bool = { false }) -> Reason {
+        var set = termination(also: extra)
         while true {
             var timeout = timespec(tv_sec: 0, tv_nsec: 10_000_000)
             let received = sigtimedwait(&set, nil, &timeout)

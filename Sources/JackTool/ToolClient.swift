@@ -27,3 +27,14 @@ struct ToolError: Error, CustomStringConvertible {
     var detail: String
     var description: String { "\(operation): \(detail)" }
 }
+
+/// Sets the process callback (with `state`), the shutdown and xrun callbacks (the recorder's
+/// stamps each xrun, the rest count them) and the `connected A B` lines, then activates.
+func activate(_ client: JackClientHandle, process: JackProcessCallback, state: UnsafeMutableRawPointer,
+              xrun: JackXRunCallback = onXrun, xrunArgument: UnsafeMutableRawPointer? = nil) throws(JackError) {
+    jack_set_process_callback(client.pointer, process, state)
+    jack_on_shutdown(client.pointer, onShutdown, nil)
+    _ = jack_set_xrun_callback(client.pointer, xrun, xrunArgument)
+    printConnections(of: client)
+    try client.activate()
+}

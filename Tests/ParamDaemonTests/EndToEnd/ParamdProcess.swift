@@ -40,6 +40,13 @@ struct ParamdProcess {
     func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM) }
 }
 
+/// NTP time `seconds` from now on the system clock (CLOCK_REALTIME), for a bundle's time tag.
+func timeTag(inSeconds seconds: Double) -> OSCTimeTag {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return OSCTimeTag(unixSeconds: Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 + seconds)!
+}
+
 /// Runs liblo's `oscsend` (the real command a user types) and waits for it.
 func oscsend(_ port: UInt16, _ address: String, _ types: String, _ values: String...) async throws {
     let sender = try ChildProcess("/usr/bin/oscsend", ["localhost", "\(port)", address, types] + values, label: "oscsend")

@@ -20,6 +20,13 @@ struct PipeWireRig {
     /// to paramd's (the allocation counter's LD_PRELOAD, say).
     static func start(_ label: String, quantum: Int = 256, config: String = "", record: String = "out_1",
                       environment: [String: String] = [:]) async throws -> PipeWireRig {
+        try await start(label, quantum: quantum, config: config, recordPorts: [record], environment: environment)
+    }
+
+    /// As `start(_:quantum:config:record:environment:)`, recording every port of `recordPorts`
+    /// (a channel each, in that order).
+    static func start(_ label: String, quantum: Int = 256, config: String = "", recordPorts: [String],
+                      environment: [String: String] = [:]) async throws -> PipeWireRig {
         let pipewire = try await PipeWireServer.start(quantum: quantum)
         do {
             let name = "paramd-\(label)"
@@ -34,7 +41,7 @@ struct PipeWireRig {
             let feeder = try await JackTool.feed(serverName: PipeWireServer.remoteName, name: "feeder-\(label)", connect: ["\(name):in_1"],
                                                  value: 1, environment: pipewire.environment)
             let recorder = try await JackTool.record(serverName: PipeWireServer.remoteName, name: "rec-\(label)",
-                                                     connect: ["\(name):\(record)"], seconds: 20, environment: pipewire.environment)
+                                                     connect: recordPorts.map { "\(name):\($0)" }, seconds: 20, environment: pipewire.environment)
             return PipeWireRig(pipewire: pipewire, paramd: paramd, port: port, name: name, feeder: feeder, recorder: recorder)
         } catch {
             try? await pipewire.stop()

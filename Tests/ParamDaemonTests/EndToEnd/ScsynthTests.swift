@@ -56,6 +56,7 @@ struct ScsynthTests {
 
         // On JACK's frame counter, so a cycle run without the recorder is a gap, not a shift.
         let timeline = FrameTimeline(recording)
+        timeline.expectEverySkipAnXrun("scsynth's cutoff")
         guard let leaves = timeline.firstFrame(where: { $0 > 440.0001 }),
               let arrives = timeline.firstFrame(from: leaves, where: { $0 == 5000 }) else {
             Issue.record("scsynth's output never left 440 or never reached 5000 on placed frames: \(timeline.description)")

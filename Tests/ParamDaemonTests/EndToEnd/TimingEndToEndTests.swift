@@ -112,14 +112,6 @@ struct TimingEndToEndTests {
         #expect(listed > 0, "some reference values fall on recorded frames")
     }
 
-    /// NTP time `seconds` from now on the system clock.
-    func timeTag(inSeconds seconds: Double) -> OSCTimeTag {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let unix = Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 + seconds
-        return OSCTimeTag(unixSeconds: unix)!
-    }
-
     @Test func twoBundlesTaggedAThousandFramesApartStartExactlyAThousandFramesApart() async throws {
         let found: ((a: Int64, b: Int64, first: Float?, second: Float?, between: [Float]), FrameTimeline)? = try await recordUntilCovered("bundles a thousand frames apart") {
             let rig = try await Rig.start("paramd-tags")

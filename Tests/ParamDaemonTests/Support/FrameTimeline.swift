@@ -213,7 +213,7 @@ public struct FrameTimeline: Sendable {
 
     public var description: String {
         let placed = runs.reduce(0) { $0 + $1.count }
-        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)"
+        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)\(xrunStamps.isEmpty ? "" : " at \(xrunStamps.prefix(8).map(String.init).joined(separator: ","))")"
     }
 }
 
@@ -236,6 +236,7 @@ public struct CurveComparison: Sendable, CustomStringConvertible {
     public init(_ timeline: FrameTimeline, channel: Int = 0, start: Int64, frames: Range<Int>,
                 expected: (Int) -> Double) {
         needed = frames.count
+        self.start = start
         let range = (start + Int64(frames.lowerBound))..<(start + Int64(frames.upperBound))
         let absent = timeline.absent(in: range)
         missing = absent.missing
@@ -254,8 +255,12 @@ public struct CurveComparison: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The JACK frame of the worst difference.
+    public var worstFrame: Int64? { worstAt.map { start + Int64($0) } }
+    private let start: Int64
+
     public var description: String {
-        "compared \(compared) of \(needed) frames (\(missing) missing: \(missing - setAside) not recorded, \(setAside) set aside), worst difference \(worst)\(worstAt.map { " at frame \($0)" } ?? "")"
+        "compared \(compared) of \(needed) frames (\(missing) missing: \(missing - setAside) not recorded, \(setAside) set aside), worst difference \(worst)\(worstAt.map { " at frame \($0) of the curve, JACK frame \(start + Int64($0))" } ?? "")"
     }
 }
 
@@ -270,7 +275,8 @@ public enum Coverage<Result> {
 /// `attempts` times. A recording is never made again because its values were wrong, only
 /// because it caught too little (the machine ran whole stretches of cycles without the recorder,
 /// or the animation's start fell in a gap); if the last attempt still caught too little, that
-/// is a failure, and nil.
+/// is a failure, and nil. A recording that covers enough is held to the one rule for
+/// recordings (`expectEverySkipAnXrun`): what was set aside must be where JACK reported xruns.
 public func recordUntilCovered<Result>(_ what: String, attempts: Int = 3,
                                        _ attempt: () async throws -> Recording,
                                        measure: (FrameTimeline) -> Coverage<Result>) async throws -> (Result, FrameTimeline)? {
@@ -278,6 +284,7 @@ public func recordUntilCovered<Result>(_ what: String, attempts: Int = 3,
         let timeline = FrameTimeline(try await attempt())
         switch measure(timeline) {
         case .enough(let result):
+            timeline.expectEverySkipAnXrun(what)
             return (result, timeline)
         case .tooLittle(let reason):
             TestLog.write("\(what): attempt \(n) of \(attempts) caught too little: \(reason) [\(timeline.description)]")

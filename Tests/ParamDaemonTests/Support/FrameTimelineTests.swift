@@ -38,6 +38,17 @@ import Testing
         #expect(t.absent(in: 1000..<1320) == (missing: 192, setAside: 128))
     }
 
+    @Test func aStretchSetAsideIsExplainedOnlyByAnXrunStampedNearIt() {
+        // The cycle 1064..<1128 never came; JACK reported an xrun stamped 1128 (the next cycle).
+        var r = recording([(1064, 64, 1000), (1192, 64, 1128), (1256, 64, 1192), (1320, 64, 1256)])
+        r.metadata.xrunFrames = [1128]
+        let t = FrameTimeline(r)
+        #expect(t.skips.count == 1 && t.skips.first?.xrun == 1128 && t.skips.first?.periods == 2)
+        #expect(t.skippedFrames == 64)
+        r.metadata.xrunFrames = [5000]  // far after it: not its xrun
+        #expect(FrameTimeline(r).skips.first?.xrun == nil)
+    }
+
     @Test func aLateReadBeforeACycleJackSkippedHidesParamdsGapBehindIt() {
         // Here a sample holds the frame paramd rendered it for. Seen under a realtime load: the
         // recorder's callback of the cycle 1064..<1128 ran late and read the next stamp (paramd,

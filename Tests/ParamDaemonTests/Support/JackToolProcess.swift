@@ -184,6 +184,10 @@ public struct RecordingMetadata: Codable, Sendable, Equatable {
     public var bufferSize: Int?
     /// Xruns the recorder was told about.
     public var xruns: Int?
+    /// For each xrun reported while it recorded, the `jack_last_frame_time` of the cycle the
+    /// server was in when the notification came (32-bit JACK frames; nil in older recordings).
+    /// `FrameTimeline.skips` holds a recording's set-aside periods to them.
+    public var xrunFrames: [UInt64]?
     /// `[frameTime, usecs, nframes]` of every recorded period: `jack_last_frame_time`,
     /// `jack_get_cycle_times`' current_usecs (JACK's clock: jackd 1.9.21 on Linux reads
     /// CLOCK_MONOTONIC_RAW, which drifts from CLOCK_MONOTONIC, by 0.3 s after 20 minutes seen here) and the period's

@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension JackTool {
+    /// `paramd-jacktool stall`: a client whose out_1 feeds `connect` (e.g. `paramd:in_2`, so it
+    /// runs before paramd in the graph) and whose process callback sleeps `milliseconds` when
+    /// told to, so JACK runs cycles without paramd. Returns once the tool has printed `ready`.
+    public static func stall(server: JackServer, name: String? = nil, connect: [String], milliseconds: Int = 30,
+                             environment: [String: String] = [:]) async throws -> Staller {
+        try await stall(serverName: server.name, name: name, connect: connect, milliseconds: milliseconds, environment: environment)
+    }
+
+    public static func stall(serverName: String, name: String? = nil, connect: [String], milliseconds: Int = 30,
+                             environment: [String: String] = [:]) async throws -> Staller {
+        let name = name ?? uniqueName("stall")
+        let arguments = ["stall", "--server", serverName, "--name", name, "--connect", connect.joined(separator: ","),
+                         "--milliseconds", "\(milliseconds)"]
+        let process = try ChildProcess(try Binaries.jacktool(), arguments, environment: environment, label: "jacktool-\(name)")
+        try await process.waitForLine(exactly: "ready", on: .stdout)
+        return Staller(process: process, name: name)
+    }
+
+    /// `paramd-jacktool midi-connect`: on each `connectAndSend()`, (re)connects its midi_out to
+    /// `connect` and sends CC `cc` in the first cycle after the connection was made.
+    static func midiConnect(server: JackServer, name: String? = nil, connect: String, cc: Int = 7) async throws -> MIDIConnector {
+        let name = name ?? uniqueName("midiconnect")
+        let arguments = ["midi-connect", "--server", server.name, "--name", name, "--connect", connect, "--cc", "\(cc)"]
+        let process = try ChildProcess(try Binaries.jacktool(), arguments, label: "jacktool-\(name)")
+        try await process.waitForLine(exactly: "ready", on: .stdout)
+        return MIDIConnector(process: process)
+    }
+}
+
+/// Lines `PREFIX …` a jacktool printed on stdout so far, in order.
+private func lines(of process: ChildProcess, startingWith prefix: String) -> [Substring] {
+    process.standardOutput.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+}
+
+/// One stall the tool reported: `stalled MS ms at frame F until frame G`.
+public struct StallReport: Sendable, CustomStringConvertible {
+    public var milliseconds: Int
+    /// The stalled cycle's `jack_last_frame_time` and `jack_frame_time` when the stall ended
+    /// (32-bit JACK frames).
+    public var frame: UInt32
+    public var endFrame: UInt32
+    public var description: String { "\(milliseconds) ms at frame \(frame) until frame \(endFrame)" }
+}
+
+/// A running `paramd-jacktool stall`.
+public final class Staller: Sendable {
+    public let process: ChildProcess
+    public let name: String
+
+    init(process: ChildProcess, name: String) {
+        self.process = process
+        self.name = name
+    }
+
+    /// Every stall reported so far.
+    public var reports: [StallReport] {
+        lines(of: process, startingWith: "stalled ").compactMap { line in
+            let words = line.split(separator: " ")  // stalled MS ms at frame F until frame G
+            guard words.count == 9, let ms = Int(words[1]), let f = UInt32(words[5]), let g = UInt32(words[8]) else { return nil }
+            return StallReport(milliseconds: ms, frame: f, endFrame: g)
+        }
+    }
+
+    /// SIGUSR1: the next process callback sleeps; returns once the tool says it is over.
+    @discardableResult
+    public func stall(timeout: Duration = .seconds(10)) async throws -> StallReport {
+        let before = reports.count
+        process.signal(SIGUSR1)
+        try await waitUntil("stall \(before + 1) of \(name) is over", timeout: timeout) { reports.count > before }
+        return reports[before]
+    }
+
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(20)) async throws -> ExitStatus {
+        try await process.stop(signal: SIGTERM, timeout: timeout)
+    }
+}
+
+/// A running `paramd-jacktool midi-connect`.
+final class MIDIConnector: Sendable {
+    let process: ChildProcess
+
+    init(process: ChildProcess) { self.process = process }
+
+    /// The values sent so far, each with its cycle's stamp.
+    var sent: [(value: Int, frame: UInt32)] {
+        lines(of: process, startingWith: "sent ").compactMap { line in
+            let words = line.split(separator: " ")  // sent V at frame F
+            guard words.count == 5, let v = Int(words[1]), let f = UInt32(words[4]) else { return nil }
+            return (v, f)
+        }
+    }
+
+    /// The stamp of the cycle each xrun JACK reported came in.
+    var xrunFrames: [UInt32] {
+        lines(of: process, startingWith: "xrun at frame ").compactMap { UInt32($0.dropFirst("xrun at frame ".count)) }
+    }
+
+    /// SIGUSR1: disconnect, connect, send in the next cycle; returns what was sent once it is.
+    func connectAndSend(timeout: Duration = .seconds(10)) async throws -> (value: Int, frame: UInt32) {
+        let before = sent.count
+        process.signal(SIGUSR1)
+        try await waitUntil("midi-connect's send \(before + 1)", timeout: timeout) { sent.count > before }
+        return sent[before]
+    }
+
+    @discardableResult
+    func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM, timeout: .seconds(20)) }
+}
