@@ -3,7 +3,7 @@
 /// their depths.
 extension Controller {
     /// The timeline musical rates and lengths are read on: the controller's tempo and bar
-    /// (SPEC §14), as the renderer's `modulatorTimeline` is its timeline.
+    /// (SPEC §14), as the renderer's modulators read its own timeline.
     var modulatorBeatsPerBar: Int { beatsPerBar }
     var modulatorTempo: Double { tempo }
 

@@ -13,8 +13,8 @@ public struct SceneRecall: Sendable, Equatable {
 struct RecallOptions {
     var seconds: Double
     var curve: TimingCurve
-    /// The duration's beats when given in musical time (SPEC §14); NaN: seconds.
-    var beats = Double.nan
+    /// The duration's beats when given in musical time (SPEC §14); nil: in seconds.
+    var beats: Double? = nil
     /// §4.1's options; `from` as given, clamped to each member's range.
     var common = AnimationOptions()
     /// `stagger`, in seconds or in beats.
