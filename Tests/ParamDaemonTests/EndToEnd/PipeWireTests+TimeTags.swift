@@ -87,7 +87,8 @@ extension PipeWireTests {
     /// PipeWire's clock gives its time: within ½ frame, plus 2 µs for the two measurements of
     /// the system-to-JACK clock offset (paramd's and this test's), as MultiHostTests places tags
     /// on jackd. A recording with no pair across a change (a step in each change's skip) is
-    /// made again, at most three times. paramd's process callback allocates nothing meanwhile.
+    /// made again, at most three times; so is one that placed fewer than 43 of the 47 pairs
+    /// (PipeWire ran stretches without the recorder: coverage, never wrong values). paramd's process callback allocates nothing meanwhile.
     @Test func taggedBundlesAThousandFramesApartStartExactlyAThousandFramesApartAcrossQuantumChanges() async throws {
         let count = 48, spacing: Int64 = 1000
         let values = (1...count).map { Float($0) / 128 }
@@ -108,7 +109,8 @@ extension PipeWireTests {
                           + "pairs recorded, \(across) across a change, distances \(Set(distances).sorted()), \(offGrid.count) steps off the grid; "
                           + "bundles sent under 20 ms before their time: \(lateSends); steps at "
                           + "\(frames.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")); \(timeline.description)")
-            if across == 0 && attempt < 3 { continue }
+            // Caught too little (no pair across a change, or steps lost in gaps): record again.
+            if (across == 0 || distances.count < count - 5) && attempt < 3 { continue }
             #expect(lengths == [256, 1024, 128, 64], "the quanta the recorder ran")
             #expect(lateSends == 0, "every bundle was sent well before its time")
             #expect(distances.count >= count - 5, "\(distances.count) of \(count - 1) pairs recorded")
