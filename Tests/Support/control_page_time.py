@@ -159,7 +159,8 @@ def tempo(driver, args):
         pairs = dict(zip(status[0::2], status[1::2]))
         comparisons.append({"status": pairs["beat"], "tempo": pairs["tempo"], "pageBefore": before, "pageAfter": after,
                             "statusSeconds": t1 - t0})
-        time.sleep(0.4)  # sleep: the five comparisons are spread over two seconds of the running beat
+        # The next comparison on the page's next beat: the five spread over the running beat.
+        wait_until(driver, lambda d: int(d.execute_script(READ_BEAT)["beat"] or 0) != int(after["beat"] or 0), 2)
     out["comparisons"] = comparisons
     return out
 
