@@ -18,7 +18,7 @@ Results go to --out as JSON; progress lines to stdout.
 import argparse
 import json
 import socket
-import struct
+import os
 import subprocess
 import sys
 import time
@@ -26,6 +26,8 @@ import time
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from osc_codec import osc_decode, osc_message  # noqa: E402  the project's one OSC codec
 from control_page_browser import READ_THUMB, TOASTS, browser, next_frames, say, set_viewport, wait_live, wait_until
 
 # Before the page's own script: what every WebSocket sends and receives, each stamped with
@@ -49,45 +51,6 @@ DECODED = """
 const OSC = window.paramd.OSC;
 return window[arguments[0]].flatMap(([t, d]) => OSC.decode(d).map((m) => [t, m.address, m.args]));
 """
-
-
-def osc_string(s):
-    b = s.encode() + b"\0"
-    return b + b"\0" * (-len(b) % 4)
-
-
-def osc_message(address, *args):
-    tags, data = ",", b""
-    for a in args:
-        if isinstance(a, str):
-            tags, data = tags + "s", data + osc_string(a)
-        elif isinstance(a, int):
-            tags, data = tags + "i", data + struct.pack(">i", a)
-        else:
-            tags, data = tags + "f", data + struct.pack(">f", a)
-    return osc_string(address) + osc_string(tags) + data
-
-
-def osc_decode(packet):
-    def string(at):
-        end = packet.index(b"\0", at)
-        return packet[at:end].decode(), (end + 4) & ~3
-    address, at = string(0)
-    tags, at = string(at)
-    args = []
-    for t in tags[1:]:
-        if t in "sS":
-            s, at = string(at)
-            args.append(s)
-        elif t == "i":
-            args.append(struct.unpack_from(">i", packet, at)[0]); at += 4
-        elif t == "f":
-            args.append(struct.unpack_from(">f", packet, at)[0]); at += 4
-        elif t in "hd":
-            args.append(struct.unpack_from(">q" if t == "h" else ">d", packet, at)[0]); at += 8
-        elif t in "TF":
-            args.append(t == "T")
-    return address, args
 
 
 class OSCClient:
