@@ -1,6 +1,7 @@
 """OSC, the little the scripts need: a message from an address and str/int/float arguments,
 and a message's address and arguments back. Shared by soak.py, bench-process.py (bench_load,
-bench_processes) and plot-modulators.py, which import it from this folder."""
+bench_processes) and plot-modulators.py, which import it from this folder, and by the Python
+test scripts (Tests/Support/control_page_time.py), which import it from here too."""
 import struct
 
 
@@ -23,7 +24,7 @@ def osc_message(address, *args):
 
 
 def osc_decode(packet):
-    """A message's address and arguments (s, f, i, h, d); ValueError for another type tag."""
+    """A message's address and arguments (s, S, f, i, h, d, T, F); ValueError for another type tag."""
     def string(at):
         end = packet.index(b"\0", at)
         return packet[at:end].decode(), (end + 4) & ~3
@@ -31,7 +32,7 @@ def osc_decode(packet):
     tags, at = string(at)
     args = []
     for t in tags[1:]:
-        if t == "s":
+        if t in "sS":
             s, at = string(at)
             args.append(s)
         elif t in "fi":
@@ -40,6 +41,8 @@ def osc_decode(packet):
         elif t in "hd":
             args.append(struct.unpack(">q" if t == "h" else ">d", packet[at:at + 8])[0])
             at += 8
+        elif t in "TF":
+            args.append(t == "T")
         else:
             raise ValueError(f"type tag {t!r}")
     return address, args

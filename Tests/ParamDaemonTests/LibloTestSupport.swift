@@ -156,16 +156,14 @@ func bitwiseEqual(_ a: [OSCArgument?], _ b: [OSCArgument]) -> Bool {
 }
 
 /// SplitMix64: a small seeded generator, so every random test (here and end to end) is the
-/// same on every run.
+/// same on every run; drawn from ParamCore's own (`ModulatorRandom`), not a copy.
 struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+    let seed: UInt64
+    private var drawn: UInt64 = 0
+    init(seed: UInt64) { self.seed = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        defer { drawn &+= 1 }
+        return ModulatorRandom.output(seed: seed, index: drawn)
     }
 }
 

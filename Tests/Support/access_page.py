@@ -15,12 +15,13 @@ import argparse
 import json
 import os
 import sys
-import time
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 READ = """
 const s = document.getElementById('slider-volume');
@@ -45,14 +46,12 @@ def browser(width, height):
 
 
 def wait(driver, predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = driver.execute_script(READ)
-        if predicate(last):
-            return last
-        time.sleep(0.05)
-    raise SystemExit(f"the page did not get there within {timeout} s: {last}")
+    """Until the page's reading meets `predicate` (WebDriverWait asks again every 50 ms)."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+            lambda d: (lambda r: r if predicate(r) else None)(d.execute_script(READ)))
+    except TimeoutException:
+        raise SystemExit(f"the page did not get there within {timeout} s: {driver.execute_script(READ)}")
 
 
 def main():

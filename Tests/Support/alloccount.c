@@ -257,7 +257,7 @@ static void *interval_reporter(void *arg) {
     double seconds = *(double *)arg;
     struct timespec interval = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
     for (;;) {
-        nanosleep(&interval, NULL);
+        nanosleep(&interval, NULL);  // sleep: the report interval itself (PARAMD_ALLOC_REPORT_INTERVAL): a timer, time is the point
         alloccount_report();
     }
     return NULL;

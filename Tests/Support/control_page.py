@@ -51,9 +51,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
-from control_page_browser import READ_THUMB, SAMPLER, TOASTS, OVERFLOW, browser, jack_clock, say, set_viewport, wait_live
+from control_page_browser import READ_THUMB, SAMPLER, TOASTS, OVERFLOW, browser, jack_clock, next_frames, say, script, set_viewport, wait_live, wait_until
 from control_page_scenes import morph, recall, scenes
 
 
@@ -114,7 +113,6 @@ def glide(driver, args):
         result["screenshot"] = args.screenshot
     # A phone-sized screen: no horizontal scroll, and a screenshot.
     set_viewport(driver, 375, 812)
-    time.sleep(0.3)
     result["narrow"] = driver.execute_script(OVERFLOW)
     result["narrow"]["thumb"] = driver.execute_script(READ_THUMB, "volume")
     if args.screenshot:
@@ -133,19 +131,16 @@ def keys(driver, args):
     steps = []
     for name, key in (("Home", Keys.HOME), ("End", Keys.END), ("PageDown", Keys.PAGE_DOWN),
                       ("ArrowLeft", Keys.ARROW_LEFT), ("ArrowLeft", Keys.ARROW_LEFT), ("ArrowUp", Keys.ARROW_UP)):
+        before = slider.get_attribute("data-target")
         ActionChains(driver).send_keys(key).perform()
-        time.sleep(0.15)
+        # Until the key has moved the target (a key that leaves it in place costs a second).
+        wait_until(driver, lambda d: slider.get_attribute("data-target") != before, 1)
         steps.append({"key": name,
                       "target": float(slider.get_attribute("data-target")),
                       "ariaValueNow": float(slider.get_attribute("aria-valuenow")),
                       "focused": driver.execute_script("return document.activeElement === arguments[0]", slider)})
     # The thumb settles where the keys left the target (the sound followed).
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        r = driver.execute_script(READ_THUMB, "volume")
-        if abs(r["value"] - steps[-1]["target"]) < 1e-6:
-            break
-        time.sleep(0.05)
+    wait_until(driver, lambda d: abs(d.execute_script(READ_THUMB, "volume")["value"] - steps[-1]["target"]) < 1e-6)
     settled = driver.execute_script(READ_THUMB, "volume")
     # A curve paramd does not know, typed as a custom curve: paramd's /error shows as a note,
     # and the target stays where it was.
@@ -154,12 +149,9 @@ def keys(driver, args):
         const t = document.getElementById('curve-custom'); t.value = 'wobble(3)'; t.dispatchEvent(new Event('input'));
         arguments[0].focus();""", slider)
     ActionChains(driver).send_keys(Keys.HOME).perform()
-    notes = []
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not any(n["kind"] == "error" for n in notes):
-        time.sleep(0.05)
-        notes = driver.execute_script(TOASTS)
-    time.sleep(0.3)
+    notes = wait_until(driver, lambda d: (lambda n: n if any(t["kind"] == "error" for t in n) else None)(d.execute_script(TOASTS)))
+    notes = notes or driver.execute_script(TOASTS)
+    next_frames(driver)  # the page has drawn after paramd's /error: a target it kept stays
     return {"steps": steps, "settled": settled, "notes": notes, "afterError": driver.execute_script(READ_THUMB, "volume"),
             "customInvalid": driver.execute_script("return document.getElementById('curve-custom').classList.contains('invalid')"),
             "role": slider.get_attribute("role"),
@@ -171,43 +163,31 @@ def reconnect(driver, args):
     driver.get(args.url)
     first = wait_live(driver, "volume")
     say(f"live {first['value']}")
-    deadline = time.monotonic() + 30
-    lost = None
-    while time.monotonic() < deadline:
-        r = driver.execute_script(READ_THUMB, "volume")
-        if r is None or r["connection"] != "live":
-            lost = driver.execute_script("return document.getElementById('connection-text').textContent")
-            break
-        time.sleep(0.05)
+    lost = wait_until(driver, script("""
+        const c = document.getElementById('connection');
+        return c.dataset.state !== 'live' ? document.getElementById('connection-text').textContent : null"""), 30)
     if lost is None:
         raise SystemExit("the page never showed the connection lost")
     say(f"lost {json.dumps(lost)}")
     lost_at = time.monotonic()
-    deadline = time.monotonic() + 60
-    back = None
-    while time.monotonic() < deadline:
-        r = driver.execute_script(READ_THUMB, "volume")
-        if r and r["connection"] == "live" and r["value"] is not None and abs(r["value"] - args.expect) < 1e-4:
-            back = r
-            break
-        time.sleep(0.05)
+    def back_live(d):
+        r = d.execute_script(READ_THUMB, "volume")
+        return r if r and r["connection"] == "live" and r["value"] is not None and abs(r["value"] - args.expect) < 1e-4 else None
+    back = wait_until(driver, back_live, 60)
     if back is None:
         raise SystemExit(f"the page did not come back showing volume {args.expect}: {driver.execute_script(READ_THUMB, 'volume')}")
     back_after = time.monotonic() - lost_at
     say(f"back {back['value']}")
     seen = set()
-    deadline = time.monotonic() + 20
-    final = None
-    while time.monotonic() < deadline:
-        r = driver.execute_script(READ_THUMB, "volume")
+
+    def followed(d):
+        r = d.execute_script(READ_THUMB, "volume")
         v = r["value"]
         lo, hi = sorted((args.expect, args.follow))
         if lo + 0.02 < v < hi - 0.02:
             seen.add(round(v, 4))
-        if abs(v - args.follow) < 1e-6:
-            final = r
-            break
-        time.sleep(0.01)
+        return r if abs(v - args.follow) < 1e-6 else None
+    final = wait_until(driver, followed, 20)
     if final is None:
         raise SystemExit(f"the page did not follow volume to {args.follow}: {driver.execute_script(READ_THUMB, 'volume')}")
     say(f"followed {len(seen)} {final['value']}")
@@ -243,11 +223,7 @@ def marker(driver, args):
     driver.execute_script(MARKER_WATCH, "frequency")
     sent = time.monotonic()
     subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency", "ffs", "880", "3", "easeInOutCubic"], check=True)
-    deadline = time.monotonic() + 3
-    moved = None
-    while time.monotonic() < deadline and moved is None:
-        moved = next((m for m in driver.execute_script("return window.__marker") if m["target"] == 880), None)
-        time.sleep(0.005)
+    moved = wait_until(driver, lambda d: next((m for m in d.execute_script("return window.__marker") if m["target"] == 880), None), 3)
     if moved is not None:
         moved["seconds"] = moved["t"] / 1000 + offset - sent
     param = next(p for p in driver.execute_script("return window.paramd.parameters()") if p["name"] == "frequency")
@@ -273,13 +249,15 @@ def showcase(driver, args):
     press("volume", 0.8)
     press("tone", 0.5)
     press("pan", 0.35)
-    time.sleep(3.0)  # their /done notes have gone
+    wait_until(driver, lambda d: not d.execute_script(TOASTS), 10)  # their /done notes have gone
     press("input", 0.9)  # one note to show
     driver.execute_script("""
         const c = document.getElementById('curve'); c.value = 'easeInOutCubic'; c.dispatchEvent(new Event('change'));
         const r = document.getElementById('duration'); r.value = '548'; r.dispatchEvent(new Event('input'));""")
+    start = driver.execute_script(READ_THUMB, "frequency")["u"]
     press("frequency", 0.62)
-    time.sleep(1.1)
+    # The picture: the thumb a third of the way along its glide.
+    wait_until(driver, lambda d: abs(d.execute_script(READ_THUMB, "frequency")["u"] - start) >= abs(0.62 - start) / 3, 10)
     driver.save_screenshot(args.screenshot)
     return {"screenshot": args.screenshot}
 
@@ -297,10 +275,10 @@ def touch(driver, args):
     def track(name):
         slider = driver.find_element(By.ID, "slider-" + name)
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
-        time.sleep(0.2)
+        next_frames(driver)  # scrolled and drawn
         return driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
 
-    def finger(points, pause=0.03):
+    def finger(points, settled, pause=0.03):
         actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
         x, y = points[0]
         actions.pointer_action.move_to_location(x, y)
@@ -310,23 +288,27 @@ def touch(driver, args):
             actions.pointer_action.move_to_location(x, y)
         actions.pointer_action.pointer_up()
         actions.perform()
-        time.sleep(0.3)
+        wait_until(driver, settled, 2)
+        next_frames(driver)
 
     def target(name):
         return driver.execute_script(READ_THUMB, name)["target"]
 
     out = {"before": {n: target(n) for n in ("pan", "volume", "tone")}}
     left, top, width, height = track("pan")
-    finger([(round(left + 0.8 * width), round(top + height / 2))])
+    before = target("pan")
+    finger([(round(left + 0.8 * width), round(top + height / 2))], lambda d: target("pan") != before)
     out["tap"] = target("pan")
     left, top, width, height = track("volume")
     y = round(top + height / 2)
-    finger([(round(left + f * width), y) for f in (0.5, 0.46, 0.42, 0.38, 0.34, 0.3)])
+    before = target("volume")
+    finger([(round(left + f * width), y) for f in (0.5, 0.46, 0.42, 0.38, 0.34, 0.3)], lambda d: target("volume") != before)
     out["drag"] = target("volume")
     left, top, width, height = track("tone")
     x = round(left + 0.7 * width)
     scroll = driver.execute_script("return window.scrollY")
-    finger([(x, round(top + height / 2) + dy) for dy in (0, 10, 20, 40, 60, 80)])
+    finger([(x, round(top + height / 2) + dy) for dy in (0, 10, 20, 40, 60, 80)],
+           lambda d: d.execute_script("return window.scrollY") != scroll)
     out["swipe"] = {"target": target("tone"), "scrolledBy": scroll - driver.execute_script("return window.scrollY")}
     return out
 

@@ -5,7 +5,9 @@ import os
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 # The thumb's centre as a fraction of the track, from the geometry the user sees (not from a
 # number the page keeps), with the page's own value and target.
@@ -65,19 +67,42 @@ def browser(width, height):
     return driver
 
 
+def wait_until(driver, condition, timeout=5.0):
+    """Until condition(driver) is truthy, which is returned; None once `timeout` has passed.
+    WebDriverWait asks the page again every 20 ms: no fixed sleep in the scenarios."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.02).until(condition)
+    except TimeoutException:
+        return None
+
+
+def script(source, *args):
+    """A condition for wait_until: the page's answer to `source`."""
+    return lambda driver: driver.execute_script(source, *args)
+
+
+def next_frames(driver):
+    """Until the page has drawn twice more (two animation frames): layout and paint done."""
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done()))")
+
+
 def wait_live(driver, name, timeout=20.0):
     """Until the page is live and shows `name`'s value (and target); returns the reading."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def live(driver):
         r = driver.execute_script(READ_THUMB, name)
-        if r and r["connection"] == "live" and r["value"] is not None and r["target"] is not None:
-            return r
-        time.sleep(0.05)
+        return r if r and r["connection"] == "live" and r["value"] is not None and r["target"] is not None else None
+    r = wait_until(driver, live, timeout)
+    if r is not None:
+        return r
     raise SystemExit(f"the page did not show {name} live within {timeout} s: {driver.execute_script(READ_THUMB, name)}")
 
 
 def set_viewport(driver, width, height):
-    """Resizes so that the page's viewport (not the window) is width × height."""
+    """Resizes so that the page's viewport (not the window) is width × height, and waits until
+    the page has laid itself out at that width."""
     driver.set_window_size(width, height)
     inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
     driver.set_window_size(width + (width - inner[0]), height + (height - inner[1]))
+    wait_until(driver, script("return window.innerWidth === arguments[0]", width), 2)
+    next_frames(driver)

@@ -4,7 +4,7 @@ import time
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
-from control_page_browser import READ_THUMB, TOASTS, OVERFLOW, jack_clock, set_viewport, wait_live
+from control_page_browser import READ_THUMB, TOASTS, OVERFLOW, jack_clock, set_viewport, wait_live, wait_until
 
 
 # Before the page's own script: every WebSocket it opens is kept, and what it sends and
@@ -58,13 +58,10 @@ def scenes(driver, args):
     out = {}
 
     def sent_since(n, address, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            sent = driver.execute_script(DECODED, "__sent")
-            if any(m[0] == address for m in sent[n:]):
-                return sent[n:]
-            time.sleep(0.02)
-        return driver.execute_script(DECODED, "__sent")[n:]
+        def went(d):
+            sent = d.execute_script(DECODED, "__sent")[n:]
+            return sent if any(m[0] == address for m in sent) else None
+        return wait_until(driver, went, timeout) or driver.execute_script(DECODED, "__sent")[n:]
 
     def count():
         return len(driver.execute_script(DECODED, "__sent"))
@@ -83,9 +80,7 @@ def scenes(driver, args):
         return [m for m in got if m[0] == "/scene/list/end" or (m[0] == "/error" and m[1][:1] == ["/scene/list"])]
 
     def wait_list_answer(seen):
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and len(list_answers()) <= seen:
-            time.sleep(0.02)
+        wait_until(driver, lambda d: len(list_answers()) > seen)
         return list_answers()[seen:]
 
     # The page asked for the list when it connected; paramd's answer to it.
@@ -106,12 +101,8 @@ def scenes(driver, args):
     n = count()
     click(driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=dark]"))
     out["recall"] = [m for m in sent_since(n, "/scene/recall") if m[0].startswith("/scene")]
-    deadline = time.monotonic() + 5
-    notes = []
-    while time.monotonic() < deadline and not any(t["title"] == "/scene/recall" for t in notes):
-        notes = driver.execute_script(TOASTS)
-        time.sleep(0.02)
-    out["notesAfterRecall"] = notes
+    wait_until(driver, lambda d: any(t["title"] == "/scene/recall" for t in d.execute_script(TOASTS)))
+    out["notesAfterRecall"] = driver.execute_script(TOASTS)
     out["receivedAfterRecall"] = [m for m in driver.execute_script(DECODED, "__received") if m[0].startswith("/scene") or m[0] == "/error"]
 
     # Save: a name paramd would refuse is caught in the page; a good one is sent, then the list asked for.
@@ -119,7 +110,7 @@ def scenes(driver, args):
     n = count()
     field.send_keys("Bad Name")
     click(driver.find_element(By.ID, "scene-save"))
-    time.sleep(0.2)  # nothing must go out: the absence of a message is what is checked
+    time.sleep(0.2)  # sleep: nothing must go out: the absence of a message is what is checked
     out["badSave"] = {"sent": [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene")],
                       "strip": driver.execute_script(STRIP)}
     field.clear()
@@ -147,7 +138,6 @@ def scenes(driver, args):
         driver.execute_script("window.scrollTo(0, 0)")
         driver.save_screenshot(args.screenshot)
     set_viewport(driver, 375, 812)
-    time.sleep(0.3)  # the layout settles at the new width
     out["narrow"] = driver.execute_script(OVERFLOW)
     return out
 
@@ -173,12 +163,7 @@ def recall(driver, args):
     driver.get(args.url)
     wait_live(driver, "volume")
     names = args.watch.split(",")
-    button = None
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and button is None:
-        found = driver.find_elements(By.CSS_SELECTOR, f"#scene-buttons button[data-scene='{args.scene}']")
-        button = found[0] if found else None
-        time.sleep(0.02)
+    button = wait_until(driver, lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f"#scene-buttons button[data-scene='{args.scene}']")), None))
     if button is None:
         raise SystemExit(f"no button for scene {args.scene}: {driver.execute_script(STRIP)}")
     driver.execute_script("""
@@ -201,14 +186,11 @@ def recall(driver, args):
     actions.pointer_action.pointer_down()
     actions.pointer_action.pointer_up()
     actions.perform()
-    time.sleep(args.read_seconds / 2)  # half way through the glide: the picture
     if args.screenshot:
+        time.sleep(args.read_seconds / 2)  # sleep: the picture is of the glide half way through its length
         driver.save_screenshot(args.screenshot)
-    notes = []
-    deadline = time.monotonic() + args.read_seconds + 5
-    while time.monotonic() < deadline and not any(t["title"] == "scene " + args.scene for t in notes):
-        notes = driver.execute_script(TOASTS)
-        time.sleep(0.02)
+    wait_until(driver, lambda d: any(t["title"] == "scene " + args.scene for t in d.execute_script(TOASTS)), args.read_seconds + 5)
+    notes = driver.execute_script(TOASTS)
     samples = driver.execute_script("clearInterval(window.__sampler); return window.__samples")
     # When the page sent the recall (WebDriver's click itself takes a while to arrive).
     sent_at = driver.execute_script("""
@@ -231,18 +213,10 @@ def morph(driver, args):
     wait_live(driver, "morph")
 
     def settled(name, value, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        r = None
-        while time.monotonic() < deadline:
-            r = driver.execute_script(READ_THUMB, name)
-            if abs(r["value"] - value) <= 1e-4 * max(1, abs(value)):
-                break
-            time.sleep(0.02)
-        return r
+        wait_until(driver, lambda d: abs(d.execute_script(READ_THUMB, name)["value"] - value) <= 1e-4 * max(1, abs(value)), timeout)
+        return driver.execute_script(READ_THUMB, name)
 
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and len(driver.find_elements(By.CSS_SELECTOR, "#morph-to option[value=bright]")) == 0:
-        time.sleep(0.02)
+    wait_until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#morph-to option[value=bright]"))
     n = len(driver.execute_script(DECODED, "__sent"))
     Select(driver.find_element(By.ID, "morph-from")).select_by_value("low")
     Select(driver.find_element(By.ID, "morph-to")).select_by_value("bright")
@@ -259,9 +233,7 @@ def morph(driver, args):
     out["morph"] = settled("morph", 0.5)
     out["half"] = {"volume": settled("volume", 0.4), "frequency": settled("frequency", 440)}
     driver.find_element(By.ID, "morph-release").click()
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not any(m[0] == "/scene/release" for m in driver.execute_script(DECODED, "__sent")[n:]):
-        time.sleep(0.02)
+    wait_until(driver, lambda d: any(m[0] == "/scene/release" for m in d.execute_script(DECODED, "__sent")[n:]))
     out["sent"] = [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene") or m[0] == "/morph"]
     out["notes"] = driver.execute_script(TOASTS)
     return out

@@ -18,7 +18,7 @@ Results go to --out as JSON; progress lines to stdout.
 import argparse
 import json
 import socket
-import struct
+import os
 import subprocess
 import sys
 import time
@@ -26,7 +26,9 @@ import time
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
-from control_page import READ_THUMB, TOASTS, browser, say, set_viewport, wait_live
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from osc_codec import osc_decode, osc_message  # noqa: E402  the project's one OSC codec
+from control_page_browser import READ_THUMB, TOASTS, browser, next_frames, say, set_viewport, wait_live, wait_until
 
 # Before the page's own script: what every WebSocket sends and receives, each stamped with
 # performance.now() (a listener added first runs before the page's own handler).
@@ -49,45 +51,6 @@ DECODED = """
 const OSC = window.paramd.OSC;
 return window[arguments[0]].flatMap(([t, d]) => OSC.decode(d).map((m) => [t, m.address, m.args]));
 """
-
-
-def osc_string(s):
-    b = s.encode() + b"\0"
-    return b + b"\0" * (-len(b) % 4)
-
-
-def osc_message(address, *args):
-    tags, data = ",", b""
-    for a in args:
-        if isinstance(a, str):
-            tags, data = tags + "s", data + osc_string(a)
-        elif isinstance(a, int):
-            tags, data = tags + "i", data + struct.pack(">i", a)
-        else:
-            tags, data = tags + "f", data + struct.pack(">f", a)
-    return osc_string(address) + osc_string(tags) + data
-
-
-def osc_decode(packet):
-    def string(at):
-        end = packet.index(b"\0", at)
-        return packet[at:end].decode(), (end + 4) & ~3
-    address, at = string(0)
-    tags, at = string(at)
-    args = []
-    for t in tags[1:]:
-        if t in "sS":
-            s, at = string(at)
-            args.append(s)
-        elif t == "i":
-            args.append(struct.unpack_from(">i", packet, at)[0]); at += 4
-        elif t == "f":
-            args.append(struct.unpack_from(">f", packet, at)[0]); at += 4
-        elif t in "hd":
-            args.append(struct.unpack_from(">q" if t == "h" else ">d", packet, at)[0]); at += 8
-        elif t in "TF":
-            args.append(t == "T")
-    return address, args
 
 
 class OSCClient:
@@ -126,12 +89,11 @@ return {beat: b.dataset.beat === undefined ? null : Number(b.dataset.beat), inBa
 
 
 def tempo(driver, args):
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_STAMPED})
     set_viewport(driver, 900, 1100)
     driver.get(args.url)
     wait_live(driver, "volume")
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and driver.execute_script(READ_BEAT)["beat"] is None:
-        time.sleep(0.02)
+    wait_until(driver, lambda d: d.execute_script(READ_BEAT)["beat"] is not None)
     out = {"before": driver.execute_script(READ_BEAT)}
     offset, error = calibrate(driver)
     driver.execute_script("""
@@ -142,15 +104,13 @@ def tempo(driver, args):
           .observe(box, {attributes: true, attributeFilter: ['data-bpm']});""")
     sent = time.monotonic()
     subprocess.run(["oscsend", "localhost", str(args.osc_port), "/tempo", "f", "93"], check=True)
-    shown = None
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline and shown is None:
-        shown = next((c for c in driver.execute_script("return window.__tempo") if c[1] == 93), None)
-        time.sleep(0.005)
+    shown = wait_until(driver, lambda d: next((c for c in d.execute_script("return window.__tempo") if c[1] == 93), None), 3)
     out["calibrationError"] = error
     out["shownAfter"] = None if shown is None else shown[0] / 1000 + offset - sent
     out["shownText"] = None if shown is None else shown[2]
-    time.sleep(0.7)  # the page's anchor after the change (asked at most every 500 ms)
+    # The page's anchor after the change: its /status reply (asked at most every 500 ms).
+    if shown is not None:
+        wait_until(driver, lambda d: any(t > shown[0] and a == "/status" for t, a, _ in d.execute_script(DECODED, "__received")), 3)
     client = OSCClient(args.osc_port)
     comparisons = []
     for _ in range(5):
@@ -162,7 +122,8 @@ def tempo(driver, args):
         pairs = dict(zip(status[0::2], status[1::2]))
         comparisons.append({"status": pairs["beat"], "tempo": pairs["tempo"], "pageBefore": before, "pageAfter": after,
                             "statusSeconds": t1 - t0})
-        time.sleep(0.4)
+        # The next comparison on the page's next beat: the five spread over the running beat.
+        wait_until(driver, lambda d: int(d.execute_script(READ_BEAT)["beat"] or 0) != int(after["beat"] or 0), 2)
     out["comparisons"] = comparisons
     return out
 
@@ -181,15 +142,18 @@ def sent_since(driver, n, address, first=None, timeout=5.0):
     """What the page sent from message n on, once `address` has gone out (after `first`, when
     given: the page also asks every parameter's /mod/get now and then, so a sweep's ask may come
     before the message looked for; what came before `first` is left out)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        sent = driver.execute_script(DECODED, "__sent")[n:]
+    def went(d):
+        sent = d.execute_script(DECODED, "__sent")[n:]
         if first is not None:
             start = next((i for i, m in enumerate(sent) if m[1] == first), None)
             sent = [] if start is None else sent[start:]
-        if any(m[1] == address for m in sent) or time.monotonic() >= deadline:
-            return sent
-        time.sleep(0.02)
+        return sent if any(m[1] == address for m in sent) else None
+    found = wait_until(driver, went, timeout)
+    if found is not None:
+        return found
+    sent = driver.execute_script(DECODED, "__sent")[n:]
+    start = 0 if first is None else next((i for i, m in enumerate(sent) if m[1] == first), len(sent))
+    return sent[start:]
 
 
 def musical(driver, args):
@@ -206,9 +170,9 @@ def musical(driver, args):
     click_at(driver, driver.find_element(By.ID, "slider-volume"), args.fraction)
     out["sent"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume") if m[1] == "/volume"]
     # The thumb glides for the musical length: still on its way half way through.
-    time.sleep(args.read_seconds)
+    time.sleep(args.read_seconds)  # sleep: the reading is taken this long into the glide
     out["during"] = driver.execute_script(READ_THUMB, "volume")
-    time.sleep(args.hold_seconds)  # the recording runs on past the glide's end
+    time.sleep(args.hold_seconds)  # sleep: the recording runs on this long past the glide's end
     out["after"] = driver.execute_script(READ_THUMB, "volume")
     return out
 
@@ -217,14 +181,14 @@ def musical(driver, args):
 SAMPLE_FRAMES = """
 const s = document.getElementById('slider-' + arguments[0]);
 window.__frames = [];
-const until = performance.now() + arguments[1] * 1000;
+const until = performance.now() + arguments[1] * 1000, done = arguments[arguments.length - 1];
 const geometry = (el) => { const r = s.getBoundingClientRect(), g = el.getBoundingClientRect();
                            return [(g.left - r.left) / r.width, (g.right - r.left) / r.width]; };
 const step = () => {
   const now = performance.now();  // not the frame's timestamp: what arrived before this moment is drawn
   const [t0, t1] = geometry(s.querySelector('.thumb')), [m0, m1] = geometry(s.querySelector('.marker'));
   window.__frames.push({t: now, thumb: (t0 + t1) / 2, marker: (m0 + m1) / 2, value: Number(s.dataset.value)});
-  if (now < until) requestAnimationFrame(step);
+  if (now < until) requestAnimationFrame(step); else done();
 };
 requestAnimationFrame(step);
 """
@@ -244,21 +208,18 @@ def modulator(driver, args):
     set_viewport(driver, 900, 1280)
     driver.get(args.url)
     wait_live(driver, args.param)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and driver.execute_script(BAND, args.param)["hidden"]:
-        time.sleep(0.02)
+    wait_until(driver, lambda d: not d.execute_script(BAND, args.param)["hidden"])
     out = {"band": driver.execute_script(BAND, args.param), "thumb": driver.execute_script(READ_THUMB, args.param),
            "parameter": next(p for p in driver.execute_script("return window.paramd.parameters()") if p["name"] == args.param)}
     received_before = len(driver.execute_script("return window.__received"))
-    driver.execute_script(SAMPLE_FRAMES, args.param, 1.0)
-    time.sleep(1.1)
+    driver.execute_async_script(SAMPLE_FRAMES, args.param, 1.0)  # returns when a second of frames is drawn
     out["frames"] = driver.execute_script("return window.__frames")
     out["values"] = [[t, a[0]] for t, address, a in driver.execute_script(DECODED, "__received")[received_before:]
                      if address == "/" + args.param and a and isinstance(a[0], (int, float))]
     if args.screenshot:
         driver.execute_script("document.querySelector('[data-param=%s] details.mod').open = true" % args.param)
         driver.execute_script("window.scrollTo(0, 0)")
-        time.sleep(0.2)
+        next_frames(driver)
         driver.save_screenshot(args.screenshot)
         driver.execute_script("document.querySelector('[data-param=%s] details.mod').open = false" % args.param)
 
@@ -275,7 +236,7 @@ def modulator(driver, args):
     rate.send_keys("fast")
     n = len(driver.execute_script(DECODED, "__sent"))
     panel.find_element(By.CSS_SELECTOR, "[data-role=mod-set]").click()
-    time.sleep(0.2)  # nothing must go out: the absence of a message is what is checked
+    time.sleep(0.2)  # sleep: nothing must go out: the absence of a message is what is checked
     out["badRate"] = {"sent": [[m[1], m[2]] for m in driver.execute_script(DECODED, "__sent")[n:]],
                       "invalid": "invalid" in rate.get_attribute("class"), "notes": driver.execute_script(TOASTS)}
     rate.clear()
@@ -283,9 +244,7 @@ def modulator(driver, args):
     n = len(driver.execute_script(DECODED, "__sent"))
     panel.find_element(By.CSS_SELECTOR, "[data-role=mod-set]").click()
     out["set"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get", first="/volume/mod") if m[1].startswith("/volume/mod")]
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline and driver.execute_script(BAND, "volume")["hidden"]:
-        time.sleep(0.02)
+    wait_until(driver, lambda d: not d.execute_script(BAND, "volume")["hidden"], 3)
     out["volumeBand"] = driver.execute_script(BAND, "volume")
     out["volumeThumb"] = driver.execute_script(READ_THUMB, "volume")
     client = OSCClient(args.osc_port)
@@ -293,9 +252,7 @@ def modulator(driver, args):
     n = len(driver.execute_script(DECODED, "__sent"))
     panel.find_element(By.CSS_SELECTOR, "[data-role=mod-stop]").click()
     out["stop"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume/mod/get", first="/volume/mod/stop") if m[1].startswith("/volume/mod")]
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline and not driver.execute_script(BAND, "volume")["hidden"]:
-        time.sleep(0.02)
+    wait_until(driver, lambda d: d.execute_script(BAND, "volume")["hidden"], 3)
     out["afterStop"] = driver.execute_script(BAND, "volume")
     out["modGetAfterStop"] = client.ask("/volume/mod/get", reply="/volume/mod")
     out["notes"] = driver.execute_script(TOASTS)

@@ -11,16 +11,11 @@ import Testing
     static let period = 256
     static let units = 4_294_967_296.0
 
-    /// A deterministic generator (SplitMix64), so failures reproduce.
+    /// A deterministic generator (the tests' SplitMix64), so failures reproduce.
     struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator: SplitMix64
+        init(state: UInt64) { generator = SplitMix64(seed: state) }
+        mutating func next() -> UInt64 { generator.next() }
         /// Uniform in [-1, 1).
         mutating func symmetric() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
         mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }

@@ -179,10 +179,9 @@ import Testing
 @Suite struct PhaseRemainderTests {
     @Test func remainderIsFmodToTheBit() {
         let twoPi = 2 * Double.pi
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var random = SplitMix64(seed: 1)
         func next() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Double(state >> 11) / Double(1 << 53)
+            Double(random.next() >> 11) / Double(1 << 53)
         }
         var cases: [Double] = [0, twoPi, twoPi.nextDown, twoPi.nextUp, 2 * twoPi, (2 * twoPi).nextDown, (2 * twoPi).nextUp,
                                3 * twoPi, 1000 * twoPi, (1000 * twoPi).nextDown, 2e6 * twoPi]

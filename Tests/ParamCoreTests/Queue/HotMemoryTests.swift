@@ -40,12 +40,11 @@ import Testing
             for t in 0..<4 {
                 group.addTask {
                     var failures = 0
-                    var state = UInt64(t + 1) &* 0x9E37_79B9_7F4A_7C15
+                    var random = SplitMix64(seed: UInt64(t + 1))
                     for _ in 0..<2000 {
                         var blocks: [(UnsafeMutableRawPointer, Int)] = []
                         for _ in 0..<6 {
-                            state = state &* 6364136223846793005 &+ 1442695040888963407
-                            let size = 1 + Int(state >> 54)  // 1…1024 bytes
+                            let size = 1 + Int(random.next() >> 54)  // 1…1024 bytes
                             let p = HotMemory.allocate(byteCount: size, alignment: 8)
                             p.initializeMemory(as: UInt8.self, repeating: UInt8(t + 1), count: size)
                             blocks.append((p, size))

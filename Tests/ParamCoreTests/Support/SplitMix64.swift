@@ -1,12 +1,13 @@
-/// A small seeded generator (SplitMix64), so every random test is reproducible from its seed.
+import ParamCore
+
+/// A small seeded generator, so every random test is reproducible from its seed: SplitMix64,
+/// drawn from ParamCore's own (`ModulatorRandom`, held to the published vector), not a copy.
 struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+    let seed: UInt64
+    private var drawn: UInt64 = 0
+    init(seed: UInt64) { self.seed = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        defer { drawn &+= 1 }
+        return ModulatorRandom.output(seed: seed, index: drawn)
     }
 }

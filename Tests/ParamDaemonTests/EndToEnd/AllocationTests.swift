@@ -216,7 +216,7 @@ struct AllocationTests {
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
             try await eachRound(round)
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }
-            try await Task.sleep(for: .milliseconds(25))  // pacing: the 60 rounds spread over 1.5 s, beside MIDI, feedback and sends
+            try await Task.sleep(for: .milliseconds(25))  // sleep: pacing: the 60 rounds spread over 1.5 s, beside MIDI, feedback and sends
             _ = client.socket.drain()
             forwarded += sink.socket.drain().count
         }

@@ -33,7 +33,7 @@ struct ClockStatusTests {
         // thread wakes a second or more after the last (it wakes for them on its own only
         // every 10 s while nothing waits), here for a ping.
         for _ in 0..<3 {
-            try await Task.sleep(for: .milliseconds(1100))  // measurements are a second or more apart: time is what spaces them
+            try await Task.sleep(for: .milliseconds(1100))  // sleep: measurements are a second or more apart: time is what spaces them
             #expect(try await client.request("/ping", reply: "/pong") != nil)
         }
         let before = try await Self.adjtimexByPython()

@@ -10,15 +10,7 @@ import Glibc
 /// other JACK clients read, values sent on to other OSC programs.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct DeclaredParameterTests {
-    static let cutoff = """
-        [cutoff]
-        min = 20
-        max = 20000
-        initial = 1000
-        unit = "Hz"
-        domain = "log"
-        cv = true
-        """
+    static let cutoff = Fixtures.cutoff()
 
     /// paramd with `config` as its config file, in a home of its own.
     func start(_ server: JackServer, _ name: String, config: String, arguments: [String] = []) async throws -> (ParamdProcess, TestHome) {

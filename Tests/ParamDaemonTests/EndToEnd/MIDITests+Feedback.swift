@@ -68,7 +68,7 @@ extension MIDITests {
         let sender = try await JackTool.midi(server: server, connect: ["pd-fb:midi_in"], send: [(5, 30, [0xB0, 7, 100])])
         try await sender.waitUntilSent()
         try await client.waitForValue("volume") { value, _ in abs(Double(value) - 100.0 / 127) < 1e-6 }
-        try await Task.sleep(for: .milliseconds(100))  // a quiet window: what must not come back would come within it
+        try await Task.sleep(for: .milliseconds(100))  // sleep: a quiet window: what must not come back would come within it
         let input = try await sender.stop()
         let log = try await recorder.stop()
         #expect(try await paramd.stop() == .exited(0))

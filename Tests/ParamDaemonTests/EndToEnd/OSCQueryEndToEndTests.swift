@@ -44,14 +44,7 @@ struct OSCQueryEndToEndTests {
     @Test func anIndependentOSCQueryClientReadsHostInfoAndTheNamespace() async throws {
         let server = try JackServer.required()
         let home = TestHome("oscquery-ns")
-        try home.writeConfig("""
-            [cutoff]
-            min = 20
-            max = 20000
-            initial = 1000
-            unit = "Hz"
-            domain = "log"
-            """)
+        try home.writeConfig(Fixtures.cutoff(cv: false))
         let (paramd, http) = try await Self.start("paramd-oscq", server: server, environment: home.environment)
         let result = try #require(try await Self.python("oscquery_client.py", ["127.0.0.1", "\(http)"]) as? [String: Any])
         let info = try #require(result["host_info"] as? [String: Any])

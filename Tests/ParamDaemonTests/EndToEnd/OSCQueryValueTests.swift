@@ -13,14 +13,7 @@ struct OSCQueryValueTests {
     @Test func everyNodeWithAValueIsReadOnItsOwnAndAgreesWithGet() async throws {
         let server = try JackServer.required()
         let home = TestHome("oscquery-values")
-        try home.writeConfig("""
-            [cutoff]
-            min = 20
-            max = 20000
-            initial = 1000
-            unit = "Hz"
-            domain = "log"
-            """)
+        try home.writeConfig(Fixtures.cutoff(cv: false))
         let (paramd, http) = try await OSCQueryEndToEndTests.start("paramd-oscq-values", server: server, environment: home.environment)
         let client = try OSCClient(port: paramd.port)
         // Values away from their initial ones, resting (jumps), and a tuning of 432 Hz.

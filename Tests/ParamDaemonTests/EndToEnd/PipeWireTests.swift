@@ -57,7 +57,7 @@ struct PipeWireTests {
     }
 
     @Test func aLogCutoffGlideOnItsCVPortStaysOnJacksFramesThroughQuantumChanges() async throws {
-        let config = "[cutoff]\nmin = 20\nmax = 20000\ninitial = 1000\nunit = \"Hz\"\ndomain = \"log\"\ncv = true\n"
+        let config = Fixtures.cutoff() + "\n"
         let (timeline, _) = try await Self.recordThroughQuantumChanges(
             "pw-cv", config: config, record: "cv_cutoff", commands: [["/cutoff", "ffs", "5000", "2", "easeInEaseOut"]],
             quanta: [(0.7, 1024), (0.6, 128)], tail: 1.2)

@@ -19,13 +19,7 @@ struct SceneTests {
         [pan]
         cv = true
 
-        [cutoff]
-        min = 20
-        max = 20000
-        initial = 1000
-        unit = "Hz"
-        domain = "log"
-        cv = true
+        \(Fixtures.cutoff())
 
         [scenes.look]
         volume = 0.25

@@ -104,7 +104,7 @@ struct SubscriptionRulesTests {
         _ = await renewing.receive(until: "/pan")
         // 3 s: past one TTL plus the once-a-second expiry sweep; the second one renews every 0.4 s.
         for _ in 0..<8 {
-            try await Task.sleep(for: .milliseconds(400))  // the time-to-live is what is tested: renewals 0.4 s apart
+            try await Task.sleep(for: .milliseconds(400))  // sleep: the time-to-live is what is tested: renewals 0.4 s apart
             try renewing.send("/subscribe", [.string("/pan")])
         }
         _ = renewing.socket.drain()

@@ -30,7 +30,7 @@ struct WakeupTests {
     static func wakeupRates(_ pid: pid_t, over seconds: Double) async throws -> [(tid: String, name: String, perSecond: Double)] {
         let before = contextSwitches(pid)
         let start = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))  // the window the wake-ups are counted over
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))  // sleep: the window the wake-ups are counted over
         let elapsed = (ContinuousClock.now - start).milliseconds / 1000
         let after = contextSwitches(pid)
         return after.compactMap { tid, a in
@@ -102,7 +102,7 @@ struct WakeupTests {
     static func measureIdle(_ paramd: ParamdProcess, server: JackServer, seconds: Double = 3) async throws -> IdleWindow {
         let osc = try OSCClient(port: paramd.port)
         let before = try #require(try await osc.request("/status", reply: "/status")?.statusInt("xruns"))
-        try await Task.sleep(for: .milliseconds(100))  // 100 ms apart, so the reply's own wake-ups fall before the window
+        try await Task.sleep(for: .milliseconds(100))  // sleep: 100 ms apart, so the reply's own wake-ups fall before the window
         let start = ContinuousClock.now
         let rates = try await wakeupRates(paramd.process.pid, over: seconds)
         let elapsed = (ContinuousClock.now - start).milliseconds / 1000

@@ -49,7 +49,7 @@ struct JackStatusTests {
                                      port: try freeUDPPort(), environment: home.environment)
         defer { quiet.signal(SIGTERM) }
         try await quiet.waitForLine(containing: "OSC is up", on: .stderr, timeout: .seconds(10))
-        try await Task.sleep(for: .milliseconds(1500))  // a window holding a retry (a second apart): none of its libjack messages may be logged
+        try await Task.sleep(for: .milliseconds(1500))  // sleep: a window holding a retry (a second apart): none of its libjack messages may be logged
         #expect(try await quiet.stop(signal: SIGTERM) == .exited(0))
         #expect(!quiet.standardError.contains("libjack: "))
     }

@@ -95,6 +95,7 @@ final class NotifyListener: Sendable {
 
     deinit {
         shared.stopped.store(true, ordering: .releasing)
+        // sleep: until the listener thread has finished (to become a join; issue 34 item 7 open)
         while !shared.finished.load(ordering: .acquiring) { usleep(1000) }
         close(fd)
         if let path { unlink(path) }
@@ -121,6 +122,7 @@ final class NotifyListener: Sendable {
             if ContinuousClock.now >= deadline {
                 throw WaitError(what: "\(key)=\(value ?? "…") on \(socketName); got \(messages.map(\.text))", timeout: timeout)
             }
+            // sleep: polls the messages received (to become a condition the listener signals; issue 34 item 7 open)
             try await Task.sleep(for: .milliseconds(5))
         }
     }

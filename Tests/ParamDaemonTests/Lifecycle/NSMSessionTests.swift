@@ -41,7 +41,7 @@ struct NSMSessionTests {
         try nsm.welcome()
 
         // No JACK client and no OSC before open.
-        try await Task.sleep(for: .milliseconds(500))  // a quiet window: nothing may appear in it before open
+        try await Task.sleep(for: .milliseconds(500))  // sleep: a quiet window: nothing may appear in it before open
         #expect(try await server.ports().filter { $0.hasPrefix("paramd") }.isEmpty, "no JACK client before open")
         let osc = try OSCClient(port: port)
         #expect(try await osc.pings(timeout: .milliseconds(300)) == false, "no OSC before open")

@@ -39,7 +39,7 @@ struct ServerLossTests {
             var answered = 0, unanswered = 0
             while !Task.isCancelled {
                 if (try? await ping.pings(timeout: .milliseconds(500))) == true { answered += 1 } else { unanswered += 1 }
-                try? await Task.sleep(for: .milliseconds(50))  // availability sampled over time: a ping every 50 ms
+                try? await Task.sleep(for: .milliseconds(50))  // sleep: availability sampled over time: a ping every 50 ms
             }
             return (answered, unanswered)
         }

@@ -88,6 +88,7 @@ public enum Binaries {
         let temporary = "\(output).\(getpid())"
         let compiler = try ChildProcess(
             "cc", ["-shared", "-fPIC", "-O2", "-o", temporary, source, "-ldl", "-pthread"], label: "cc")
+        // sleep: waits for cc to exit (to become ChildProcess's exit wait; issue 34 item 7 open)
         while compiler.isRunning { usleep(10_000) }
         guard compiler.exitStatus == .exited(0) else {
             throw MissingBinaryError(name: "alloccount.so (cc failed: \(compiler.standardError))", searched: [output])

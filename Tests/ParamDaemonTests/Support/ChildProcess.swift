@@ -215,6 +215,7 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
             if ContinuousClock.now >= deadline {
                 throw ChildProcessError.timedOut(what: what, process: "\(self)", output: outputSummary())
             }
+            // sleep: polls the output files for the line (to become an inotify wait; issue 34 item 7 open)
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -230,6 +231,7 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
             if ContinuousClock.now >= deadline {
                 throw ChildProcessError.timedOut(what: "exit", process: "\(self)", output: outputSummary())
             }
+            // sleep: polls for the exit (to become a waitid/pidfd wait; issue 34 item 7 open)
             try await Task.sleep(for: interval)
             interval = min(interval * 2, .milliseconds(50))
         }
@@ -275,6 +277,7 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
         let deadline = ContinuousClock.now + timeout
         while !reap() {
             if ContinuousClock.now >= deadline { return false }
+            // sleep: deinit polls waitpid with a deadline (no timed waitpid; issue 34 item 7 open)
             usleep(5_000)
         }
         return true

@@ -202,6 +202,7 @@ public final class JackServer: Sendable, CustomStringConvertible {
             if ContinuousClock.now >= deadline {
                 throw JackServerError(description: "jackd \(name) did not answer within \(timeout)\n\(process.outputSummary())")
             }
+            // sleep: runs jack_lsp -s until jackd answers (no readiness event yet; issue 34 item 7 open)
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -60,6 +60,7 @@ final class PipeWireServer {
                 _ = try? await process.stop()
                 throw JackServerError(description: "pipewire did not answer within \(timeout)")
             }
+            // sleep: polls pipewire's socket and a settings query until it answers (issue 34 item 7 open)
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -88,6 +88,7 @@ public enum TestCleanup {
             }
             let deadline = ContinuousClock.now + .seconds(15)
             while group.contains(where: { kill($0.pid, 0) == 0 }) && ContinuousClock.now < deadline {
+                // sleep: orphans are not our children: no waitpid, kill(pid, 0) polled (issue 34 item 7 open)
                 usleep(20_000)
             }
             for orphan in group where kill(orphan.pid, 0) == 0 {
@@ -115,6 +116,7 @@ public enum TestCleanup {
             var remaining = Set(pids)
             while !remaining.isEmpty && ContinuousClock.now < deadline {
                 remaining = remaining.filter { waitpid($0, nil, WNOHANG) == 0 }
+                // sleep: atexit, waitpid polled with a deadline (no timed waitpid; issue 34 item 7 open)
                 if !remaining.isEmpty { usleep(10_000) }
             }
             for pid in remaining {
@@ -138,6 +140,7 @@ public func waitUntil(_ description: String, timeout: Duration = .seconds(10),
     let deadline = ContinuousClock.now + timeout
     while !(try await condition()) {
         if ContinuousClock.now >= deadline { throw WaitError(what: description, timeout: timeout) }
+        // sleep: waitUntil, the generic polling helper (29 callers, each to get its event; issue 34 item 7 open)
         try await Task.sleep(for: interval)
     }
 }

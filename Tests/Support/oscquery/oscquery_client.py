@@ -19,7 +19,7 @@ import argparse
 import json
 import socket
 import sys
-import time
+import threading
 
 import requests
 from pythonoscquery.osc_query_client import OSCQueryClient
@@ -34,12 +34,19 @@ def service_by_hand(host, port):
 def service_by_browsing(seconds):
     from pythonoscquery.osc_query_browser import OSCQueryBrowser
     browser = OSCQueryBrowser()
-    deadline = time.monotonic() + seconds
-    found = []
-    while time.monotonic() < deadline and not found:
-        time.sleep(0.5)
-        found = browser.get_discovered_oscquery()
-    return browser, found
+    # Zeroconf's callback (add_service, on its own thread) says when a service has been found.
+    found = threading.Event()
+    listener, added = browser.listener, browser.listener.add_service
+
+    def add_service(zc, type_, name):
+        added(zc, type_, name)
+        if listener.oscjson_services:
+            found.set()
+    listener.add_service = add_service
+    if browser.get_discovered_oscquery():  # found before the callback was in place
+        found.set()
+    found.wait(seconds)
+    return browser, browser.get_discovered_oscquery()
 
 
 def main():

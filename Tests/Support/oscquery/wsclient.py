@@ -63,7 +63,8 @@ def decode(frame):
 
 
 def receive(ws, until=None, seconds=5.0):
-    """(t, address, args) until `until` arrives or `seconds` pass without it."""
+    """(t, address, args) until `until` arrives (an address, or a test of address and args) or
+    `seconds` pass without it."""
     out = []
     deadline = time.monotonic() + seconds
     while True:
@@ -76,7 +77,7 @@ def receive(ws, until=None, seconds=5.0):
             return out
         address, args = decode(frame)
         out.append((time.monotonic(), address, args))
-        if until is not None and address == until:
+        if until is not None and (until(address, args) if callable(until) else address == until):
             return out
 
 
@@ -98,7 +99,10 @@ def follow(args):
         got = receive(ws, until=args.path + "/done", seconds=args.seconds + 5)
         result["messages"] = [[round(t - start, 4), a, p] for t, a, p in got]
         ws.send(json.dumps({"COMMAND": "IGNORE", "DATA": args.path}))
-        time.sleep(0.3)  # the IGNORE reaches the control thread before the move does
+        # The IGNORE reaches the control thread before the move does: the /ping sent after it on
+        # this socket is answered by the same thread, in order, so /pong means the IGNORE is in.
+        ws.send(message("/ping"))
+        receive(ws, until="/pong", seconds=3)
         move(ws, args.via, args.osc_port, args.path, args.then, 0.2)
         after = receive(ws, seconds=1.0)
         result["after_ignore"] = [[a, p] for _, a, p in after]
@@ -166,7 +170,8 @@ def targets(args):
         subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency", "ffs", "880", "3", "easeInOutCubic"], check=True)
         got = receive(ws, until="/frequency/target", seconds=2)
         result["after_send"] = [[round(t - start, 4), a, p] for t, a, p in got]
-        time.sleep(0.5)  # the glide is under way: a stop freezes it between 440 and 880
+        # The glide under way (a value streamed past 450): a stop freezes it between 440 and 880.
+        receive(ws, until=lambda a, p: a == "/frequency" and bool(p) and p[0] > 450, seconds=3)
         subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency/stop"], check=True)
         result["after_stop"] = [[a, p] for _, a, p in receive(ws, seconds=0.5)]
         ws.send(message("/frequency/get"))
