@@ -167,30 +167,8 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     // Both ports always: others may connect to midi_in themselves (it records what arrives).
     let out: OpaquePointer? = try client.registerPort("midi_out", type: .midi, flags: .output).pointer
     let input: OpaquePointer? = try client.registerPort("midi_in", type: .midi, flags: .input).pointer
-    let scheduled = UnsafeMutablePointer<ScheduledMIDI>.allocate(capacity: max(events.count, 1))
-    for (i, e) in events.enumerated() { (scheduled + i).initialize(to: e) }
-    let capacity = 1 << 16
-    let sent = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: max(events.count, 1))
-    sent.initialize(repeating: StampedMIDI(), count: max(events.count, 1))
-    let received = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: capacity)
-    received.initialize(repeating: StampedMIDI(), count: capacity)
-    let cycles = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-    cycles.initialize(repeating: 0, count: capacity)
-    let receivedCycles = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
-    receivedCycles.initialize(repeating: -1, count: capacity)
-    let state = UnsafeMutablePointer<MIDIToolState>.allocate(capacity: 1)
-    state.initialize(to: MIDIToolState(client: client.pointer, output: out, input: input, events: scheduled,
-                                       eventCount: events.count, sent: sent, received: received, receivedCapacity: capacity,
-                                       cycles: cycles, receivedCycles: receivedCycles))
-    defer {
-        state.deinitialize(count: 1)
-        state.deallocate()
-        scheduled.deallocate()
-        sent.deallocate()
-        received.deallocate()
-        cycles.deallocate()
-        receivedCycles.deallocate()
-    }
+    let state = makeMIDIToolState(client: client, output: out, input: input, events: events)
+    defer { freeMIDIToolState(state) }
     try activate(client, process: midiToolProcess, state: state)
     if let out {
         for target in targets { try client.ensureConnected(JackPort(out).name, to: target) }
@@ -208,9 +186,55 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     state.pointee.armed.store(true, ordering: .releasing)
     log("\(client.name): MIDI to \(targets.joined(separator: ",")), from \(sources.joined(separator: ",")), \(events.count) event(s) to send, at \(client.sampleRate) Hz, \(client.bufferSize) frames")
     if !afterConnected { printNow("ready") }
-    var announced = events.isEmpty
+    let reason = reportMIDIUntilSignalled(state, announced: events.isEmpty)
+    client.deactivate()
+    if let output { try writeMIDIReport(state, client: client, to: output) }
+    if reason == .serverWentAway {
+        log("the JACK server went away")
+        return 1
+    }
+    return 0
+}
+
+/// The process callback's context for `events`, with its lists allocated (`freeMIDIToolState`).
+private func makeMIDIToolState(client: JackClientHandle, output out: OpaquePointer?, input: OpaquePointer?,
+                               events: [ScheduledMIDI]) -> UnsafeMutablePointer<MIDIToolState> {
+    let scheduled = UnsafeMutablePointer<ScheduledMIDI>.allocate(capacity: max(events.count, 1))
+    for (i, e) in events.enumerated() { (scheduled + i).initialize(to: e) }
+    let capacity = 1 << 16
+    let sent = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: max(events.count, 1))
+    sent.initialize(repeating: StampedMIDI(), count: max(events.count, 1))
+    let received = UnsafeMutablePointer<StampedMIDI>.allocate(capacity: capacity)
+    received.initialize(repeating: StampedMIDI(), count: capacity)
+    let cycles = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+    cycles.initialize(repeating: 0, count: capacity)
+    let receivedCycles = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+    receivedCycles.initialize(repeating: -1, count: capacity)
+    let state = UnsafeMutablePointer<MIDIToolState>.allocate(capacity: 1)
+    state.initialize(to: MIDIToolState(client: client.pointer, output: out, input: input, events: scheduled,
+                                       eventCount: events.count, sent: sent, received: received, receivedCapacity: capacity,
+                                       cycles: cycles, receivedCycles: receivedCycles))
+    return state
+}
+
+private func freeMIDIToolState(_ state: UnsafeMutablePointer<MIDIToolState>) {
+    let scheduled = state.pointee.events, sent = state.pointee.sent, received = state.pointee.received
+    let cycles = state.pointee.cycles, receivedCycles = state.pointee.receivedCycles
+    state.deinitialize(count: 1)
+    state.deallocate()
+    scheduled.deallocate()
+    sent.deallocate()
+    received.deallocate()
+    cycles.deallocate()
+    receivedCycles.deallocate()
+}
+
+/// Prints `received HH HH HH` for each event that arrives (so a test waits for a value, not a
+/// time) and `sent` once all are sent, until a signal or the server's loss; returns which.
+private func reportMIDIUntilSignalled(_ state: UnsafeMutablePointer<MIDIToolState>, announced: Bool) -> Signals.Reason {
+    var announced = announced
     if announced { printNow("sent") }
-    // `received HH HH HH` for each event that arrives, so a test waits for a value, not a time.
+    let received = state.pointee.received
     var printed = 0
     func printReceived() {
         let count = state.pointee.receivedPublished.load(ordering: .acquiring)  // pairs with midiToolProcess
@@ -234,31 +258,30 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
         }
         break
     }
-    client.deactivate()
-    if let output {
-        func list(_ p: UnsafeMutablePointer<StampedMIDI>, _ n: Int) -> String {
-            (0..<n).map { i in
-                let e = p[i]
-                let bytes = [e.bytes.0, e.bytes.1, e.bytes.2].prefix(Int(e.count)).map(String.init)
-                return "[" + ([String(e.stamp), String(e.nframes), String(e.offset)] + bytes).joined(separator: ",") + "]"
-            }.joined(separator: ",")
-        }
-        var json = "{\"sampleRate\":\(client.sampleRate),\"bufferSize\":\(client.bufferSize),"
-        json += "\"xruns\":\(xrunCount.load(ordering: .relaxed)),"
-        json += "\"sent\":[\(list(sent, state.pointee.sentCount))],"
-        json += "\"received\":[\(list(received, state.pointee.receivedCount))],"
-        json += "\"receivedCycles\":[\((0..<state.pointee.receivedCount).map { String(receivedCycles[$0]) }.joined(separator: ","))],"
-        json += "\"cycles\":[\((0..<state.pointee.cycleCount).map { String(cycles[$0]) }.joined(separator: ","))]}\n"
-        do {
-            try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            throw ToolError(operation: "write \(output)", detail: "\(error)")
-        }
-        log("wrote \(state.pointee.sentCount) sent and \(state.pointee.receivedCount) received event(s) to \(output)")
+    return reason
+}
+
+/// The JSON of what was sent and received, with the cycles' stamps, written to `output`.
+private func writeMIDIReport(_ state: UnsafeMutablePointer<MIDIToolState>, client: JackClientHandle, to output: String) throws {
+    let sent = state.pointee.sent, received = state.pointee.received
+    let cycles = state.pointee.cycles, receivedCycles = state.pointee.receivedCycles
+    func list(_ p: UnsafeMutablePointer<StampedMIDI>, _ n: Int) -> String {
+        (0..<n).map { i in
+            let e = p[i]
+            let bytes = [e.bytes.0, e.bytes.1, e.bytes.2].prefix(Int(e.count)).map(String.init)
+            return "[" + ([String(e.stamp), String(e.nframes), String(e.offset)] + bytes).joined(separator: ",") + "]"
+        }.joined(separator: ",")
     }
-    if reason == .serverWentAway {
-        log("the JACK server went away")
-        return 1
+    var json = "{\"sampleRate\":\(client.sampleRate),\"bufferSize\":\(client.bufferSize),"
+    json += "\"xruns\":\(xrunCount.load(ordering: .relaxed)),"
+    json += "\"sent\":[\(list(sent, state.pointee.sentCount))],"
+    json += "\"received\":[\(list(received, state.pointee.receivedCount))],"
+    json += "\"receivedCycles\":[\((0..<state.pointee.receivedCount).map { String(receivedCycles[$0]) }.joined(separator: ","))],"
+    json += "\"cycles\":[\((0..<state.pointee.cycleCount).map { String(cycles[$0]) }.joined(separator: ","))]}\n"
+    do {
+        try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+    } catch {
+        throw ToolError(operation: "write \(output)", detail: "\(error)")
     }
-    return 0
+    log("wrote \(state.pointee.sentCount) sent and \(state.pointee.receivedCount) received event(s) to \(output)")
 }

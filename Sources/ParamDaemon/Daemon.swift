@@ -17,22 +17,15 @@ final class Daemon {
     // The parameters in force (Config/Daemon+Parameters.swift, `putInForce`).
     var controller = Controller()
 
-    // Control/: the loop's sockets, signals and inbox.
-    let sockets: [UDPSocket]
-    /// Other threads hand work to the control thread here, and wake it.
-    let inbox = Inbox()
-    /// The `signalfd` of SIGTERM, SIGINT and SIGHUP (Control/Signals.swift).
-    let signals: Int32
-    let startTime = monotonicSeconds()
-    var wakeups = WakeupMeter()
+    /// Control/: the loop's sockets, signalfd and inbox, and its counters (ControlLoop.swift).
+    var loop: ControlLoop
 
     // The other duties, one property each.
     /// OSC/: subscriptions and the thread that sends values to them.
     let publisher: Publisher
-    /// HTTP, WebSocket and OSCQuery on `--http-port` (SPEC §9); nil with `--http-port 0`.
-    let http: HTTPServer?
-    /// The zeroconf announcement (SPEC §9); nil on loopback or without an Avahi daemon.
-    let zeroconf: Zeroconf?
+    /// HTTP/: HTTP, WebSocket and OSCQuery on `--http-port`, its zeroconf announcement, and
+    /// what the control thread sends WebSockets that LISTEN (HTTP/WebFront.swift).
+    var web: WebFront
     /// Access control beyond loopback: the UDP allowlist, the tokens HTTP asks for (Access/).
     var access: AccessState
     /// MIDI mappings, learn, and the engine the process callback runs (MIDI/Daemon+MIDI.swift).
@@ -51,23 +44,15 @@ final class Daemon {
     /// target-update ring, the snapshot and the counters of the renderer in use. Never the
     /// renderer itself. Replaced when paramd reconnects to JACK with a new renderer.
     var audio: RendererHandles
-    /// Retries and the server's loss (Jack/JackRetry.swift).
-    var jackRetry = JackRetry()
-    /// The JACK-to-system clock offset's jitter, the unsynchronised-clock warning (ClockWatch.swift).
-    var clock = ClockWatch()
+    /// Retries, the server's loss and the JACK-to-system clock offset's jitter (Jack/JackWatch.swift).
+    var jackWatch = JackWatch()
 
     /// Link/: Ableton Link's session while `link` is on, and its glide (Link/Daemon+Link.swift).
     var link = LinkMembership()
-    /// What the control thread sends WebSockets that LISTEN itself: targets, the tempo (OSC/ListenFeed.swift).
-    var listen = ListenFeed()
-
-    /// Bad input, counted for `/status` (Control/BadInputCounts.swift).
-    var badInput = BadInputCounts()
 
     init(settings: Settings, commandLine: Options, log: Logger, signals: Int32) throws {
         self.settings = settings
         self.log = log
-        self.signals = signals
 
         // Sockets first: a port in use is a clear error before JACK sees us.
         let hosts = settings.bind.isEmpty ? ["127.0.0.1", "::1"] : settings.bind
@@ -87,7 +72,8 @@ final class Daemon {
             }
             sockets.append(socket)
         }
-        self.sockets = sockets
+        loop = ControlLoop(sockets: sockets, signals: signals)
+        let inbox = loop.inbox
         access = try Self.makeAccess(settings, sockets: sockets, log: log)
         // HTTP on the same addresses (a multicast group is no address to serve TCP on), before
         // JACK too: a taken port stops paramd at once.
@@ -95,6 +81,7 @@ final class Daemon {
         if settings.httpPort != 0 && unicast.isEmpty {
             log.notice("HTTP off: paramd listens on multicast groups only (add --bind 127.0.0.1 for OSCQuery and /ui)")
         }
+        let http: HTTPServer?
         if settings.httpPort != 0 && !unicast.isEmpty {
             let server = try HTTPServer(addresses: unicast, port: settings.httpPort,
                                         allowHosts: settings.httpAllowHosts, gate: access.gate, inbox: inbox, log: log)
@@ -103,8 +90,9 @@ final class Daemon {
         } else {
             http = nil
         }
-        zeroconf = Zeroconf.announce(name: settings.name, httpPort: http == nil ? 0 : settings.httpPort, oscPort: settings.port,
-                                     addresses: unicast, log: log)
+        let zeroconf = Zeroconf.announce(name: settings.name, httpPort: http == nil ? 0 : settings.httpPort, oscPort: settings.port,
+                                         addresses: unicast, log: log)
+        web = WebFront(server: http, zeroconf: zeroconf)
 
         // Targets and default actions: saved state, else the config file, else SPEC §3. The
         // renderer is parked until a JACK server is there (Daemon+JackConnection.swift).
@@ -134,7 +122,7 @@ final class Daemon {
                               parameters: starting.parameters, log: log)
         startMIDI()
         if settings.link { startLink() }
-        logPageURLs(httpPort: http == nil ? 0 : settings.httpPort)
+        logPageURLs(httpPort: web.server == nil ? 0 : settings.httpPort)
     }
 
     /// The OSC address space: the one the controller's parameters in force were built with.
@@ -143,12 +131,12 @@ final class Daemon {
     }
 
     var listening: String {
-        sockets.map { s in s.membership.map { "group \(s.address) on \($0.interface.name)" } ?? s.address.description }
+        loop.sockets.map { s in s.membership.map { "group \(s.address) on \($0.interface.name)" } ?? s.address.description }
             .joined(separator: " and ")
     }
 
     func logRateLimited(_ text: String, _ metadata: [String: String]) {
-        guard let suppressed = badInput.log.admit(now: monotonicSeconds()) else { return }
+        guard let suppressed = loop.badInput.log.admit(now: monotonicSeconds()) else { return }
         var m: Logger.Metadata = metadata.mapValues { .string($0) }
         if suppressed > 0 { m["suppressed"] = "\(suppressed)" }
         log.warning("\(text)", metadata: m)

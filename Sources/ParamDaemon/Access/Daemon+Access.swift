@@ -52,7 +52,7 @@ extension Daemon {
     /// carry a token (SPEC §16). Without tokens (`--open`) the URLs alone.
     func logPageURLs(httpPort: UInt16) {
         guard access.beyondLoopback, httpPort != 0 else { return }
-        let addresses = ListeningAddresses().reachable(bound: sockets.map(\.address))
+        let addresses = ListeningAddresses().reachable(bound: loop.sockets.map(\.address))
         guard !addresses.isEmpty else { return }
         // Read at start a moment ago (and made then if missing): the gate holds them.
         let tokens = access.gate.isEnforcing ? try? Self.readTokens(settings) : nil
@@ -68,7 +68,7 @@ extension Daemon {
     /// keeps the tokens in force.
     func reloadAccess(_ new: Settings) {
         guard access.isEnforcing else { return }
-        let allowlist = Self.allowlist(new, bound: sockets.map(\.address))
+        let allowlist = Self.allowlist(new, bound: loop.sockets.map(\.address))
         if allowlist != access.allowlist {
             access.allowlist = allowlist
             log.notice("UDP OSC now accepted from loopback and \(allowlist.description)")
@@ -95,7 +95,7 @@ extension Daemon {
             if case .message(let m) = packet { return m.address }
             return "#bundle"
         }
-        badInput.errors += 1
+        loop.badInput.errors += 1
         channel.send(OSCMessage("/error", [.string(address), .string("read-only token: OSC is not accepted here")]))
         logRateLimited("OSC over an observer's WebSocket refused", ["address": "\(address)", "from": "\(channel)"])
     }

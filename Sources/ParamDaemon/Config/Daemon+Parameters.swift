@@ -14,48 +14,34 @@ extension Daemon {
     /// with `/done i 0` and stops sounding where it was. Returns the registry now in force.
     func applyParameterChanges(from current: ParameterRegistry, to wanted: ParameterRegistry,
                                connectCV: [String: [String]]) -> ParameterRegistry {
-        var registry = current
+        let changes = ParameterChanges(from: current, to: wanted)
+        guard !changes.isEmpty else {
+            sayWaitsForRestart(changes)
+            return changes.registry
+        }
+        guard let portProblems = sendParameterChanges(changes) else { return current }
+        putParameterChangesInForce(changes, connectCV: connectCV)
+        let new = changes.registry
+        var said: [String] = []
+        said += changes.added.map { "\(new[$0].name) added" + (new[$0].cv != nil ? " (cv_\(new[$0].name))" : "") }
+        said += changes.changed.map { "\(new[$0].name) changed" }
+        said += changes.removed.map { "\($0.1) removed" }
+        log.notice("parameters: \(said.joined(separator: ", "))")
+        for problem in portProblems { log.error("SIGHUP: \(problem)") }
+        sayWaitsForRestart(changes)
+        return new
+    }
+
+    private func sayWaitsForRestart(_ changes: ParameterChanges) {
+        if !changes.waitsForRestart.isEmpty { log.notice("config: \(changes.waitsForRestart.joined(separator: ", ")) change at the next start") }
+    }
+
+    /// The audio side: CV ports first, then one transaction of commands, then (once the
+    /// renderer applied them) the ports it no longer uses dropped. Returns the ports that could
+    /// not be registered, or nil when the command queue was full and nothing was applied.
+    private func sendParameterChanges(_ changes: ParameterChanges) -> [String]? {
+        let registry = changes.registry, added = changes.added, changed = changes.changed, removed = changes.removed
         var commands: [TimedCommand] = []
-        var added: [ParameterID] = [], changed: [ParameterID] = [], removed: [(ParameterID, String)] = []
-        var waitsForRestart: [String] = []
-
-        // Built-ins: sends apply live; a CV port added or dropped waits for a restart.
-        for p in ParameterID.builtIns {
-            let before = registry[p], after = wanted[p]
-            if before.sends != after.sends { registry.configureBuiltIn(p) { $0.sends = after.sends }; changed.append(p) }
-            if before.cv != after.cv { waitsForRestart.append("\(before.name).cv") }
-        }
-        // Added first, into slots free before this reload, so that no slot is left and taken
-        // in one go (the renderer and the slot's CV port must let go of the old one first).
-        for q in wanted.declaredIDs where current.id(named: wanted[q].name) == nil {
-            do {
-                added.append(try registry.declare(wanted[q]))
-            } catch {
-                waitsForRestart.append("\(wanted[q].name) (\(error.reason); its slot frees at the next start)")
-            }
-        }
-        for p in current.declaredIDs {
-            let name = current[p].name
-            if let q = wanted.id(named: name) {
-                let a = current[p]
-                var b = wanted[q]
-                b.defaultAction = a.defaultAction  // already applied
-                b.initial = a.initial              // applies at the next start
-                if a != b {
-                    registry.replace(p, with: b)
-                    changed.append(p)
-                }
-            } else {
-                registry.remove(p)
-                removed.append((p, name))
-            }
-        }
-        guard !added.isEmpty || !changed.isEmpty || !removed.isEmpty else {
-            if !waitsForRestart.isEmpty { log.notice("config: \(waitsForRestart.joined(separator: ", ")) change at the next start") }
-            return registry
-        }
-
-        // The audio side: ports first, then one transaction of commands.
         var portProblems: [String] = []
         for p in added + changed where !p.isBuiltIn {
             let spec = registry[p]
@@ -72,7 +58,7 @@ extension Daemon {
             let pushed = commands.withUnsafeBufferPointer { audio.commands.push(all: $0) }
             if !pushed {
                 log.error("SIGHUP: the command queue is full; parameter changes not applied")
-                return current
+                return nil
             }
             // Ports the renderer no longer uses: once it has applied the commands (two periods).
             let dropping = removed.map(\.0) + changed.filter { !$0.isBuiltIn && registry[$0].cv == nil }
@@ -85,32 +71,27 @@ extension Daemon {
             }
         }
         // else: parked; the next connection renders from the controller's registry.
+        return portProblems
+    }
 
-        // The control side.
-        let new = registry
+    /// The control side: the new registry in force, bound members following `morph` again,
+    /// and new or changed CV ports connected.
+    private func putParameterChangesInForce(_ changes: ParameterChanges, connectCV: [String: [String]]) {
+        let new = changes.registry, added = changes.added, changed = changes.changed
         let before = controller
         putInForce(new, defaults: { p in added.contains(p) ? new[p].defaultAction : before.defaultAction(p) })
-        if jack.isConnected {
-            // A declared member set up again left its morph on the audio side: it follows
-            // `morph` again, in its new range and domain, gliding in as a new binding does.
-            let rebinds = controller.rebindCommands(changed.filter { !$0.isBuiltIn }, glide: controller.defaultAction(.morph))
-            if !rebinds.isEmpty && !rebinds.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
-                log.error("SIGHUP: the command queue is full; \(rebinds.count) bound member(s) rest where they are")
+        guard jack.isConnected else { return }
+        // A declared member set up again left its morph on the audio side: it follows
+        // `morph` again, in its new range and domain, gliding in as a new binding does.
+        let rebinds = controller.rebindCommands(changed.filter { !$0.isBuiltIn }, glide: controller.defaultAction(.morph))
+        if !rebinds.isEmpty && !rebinds.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
+            log.error("SIGHUP: the command queue is full; \(rebinds.count) bound member(s) rest where they are")
             controller.forgetBindings(rebinds.map(\.command.parameter))
-            }
-            let connections = connectCV.filter { name, _ in added.contains { new[$0].name == name } || changed.contains { new[$0].name == name } }
-            if !connections.isEmpty {
-                for f in jack.connectCV(connections) { log.warning("cannot connect \(f)") }
-            }
         }
-        var said: [String] = []
-        said += added.map { "\(new[$0].name) added" + (new[$0].cv != nil ? " (cv_\(new[$0].name))" : "") }
-        said += changed.map { "\(new[$0].name) changed" }
-        said += removed.map { "\($0.1) removed" }
-        log.notice("parameters: \(said.joined(separator: ", "))")
-        for problem in portProblems { log.error("SIGHUP: \(problem)") }
-        if !waitsForRestart.isEmpty { log.notice("config: \(waitsForRestart.joined(separator: ", ")) change at the next start") }
-        return new
+        let connections = connectCV.filter { name, _ in added.contains { new[$0].name == name } || changed.contains { new[$0].name == name } }
+        if !connections.isEmpty {
+            for f in jack.connectCV(connections) { log.warning("cannot connect \(f)") }
+        }
     }
 
     /// Puts `registry` in force for the three that read it, as one `ParametersInForce` they

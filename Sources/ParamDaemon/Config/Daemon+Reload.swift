@@ -21,8 +21,34 @@ extension Daemon {
         }
         let new = loaded.settings
         let old = settings
-        var applied = old
+        var applied = applyLiveSettings(new, old: old)
+        // Declared parameters added, changed or removed, CV ports, sends: live (Daemon+Parameters).
+        let registry = applyParameterChanges(from: reloadDefaultActions(new, old: old), to: new.registry, connectCV: new.connectCV)
+        applied.registry = registry
+        applied.configPath = new.configPath
+        applied.midi = new.midi
+        applied.midiPrograms = new.midiPrograms
+        applied.scenes = new.scenes
+        applied.tokenFile = new.tokenFile
+        applied.readTokenFile = new.readTokenFile
+        applied.modulators = new.modulators
+        settings = applied
+        if new.scenes != old.scenes {
+            controller.configureScenes(new.scenes)
+            log.notice("scenes from the config file: \(new.scenes.isEmpty ? "none" : new.scenes.map(\.name).joined(separator: ", "))")
+        }
+        if new.modulators != old.modulators { modulatorsReloaded(from: old, to: new) }
+        midiConfigReloaded(from: old.midi)
+        linkReloaded(from: old)
+        midiConnectionsReloaded(from: old)
+        reloadAccess(new)
+        log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")
+    }
 
+    /// The settings SettingsTable marks live, applied (the log level and the subscriber limits
+    /// at once); the rest of `old` kept, each change that waits for a restart said in the log.
+    private func applyLiveSettings(_ new: Settings, old: Settings) -> Settings {
+        var applied = old
         // What SettingsTable marks live is applied here or below; the rest waits for a restart.
         if new.logLevel != old.logLevel {
             StderrLogHandler.setLevel(new.logLevel)
@@ -45,7 +71,11 @@ extension Daemon {
                 break
             }
         }
+        return applied
+    }
 
+    /// Default actions the file changed, put in force: the old registry with them.
+    private func reloadDefaultActions(_ new: Settings, old: Settings) -> ParameterRegistry {
         // Default actions the file changed (a key removed goes back to SPEC §3's), for every
         // parameter the old and the new file both have.
         var changedDefaults: [String] = []
@@ -76,27 +106,7 @@ extension Daemon {
         if changedInitial {
             log.notice("config: initial values changed; they apply at start when no state is restored")
         }
-        // Declared parameters added, changed or removed, CV ports, sends: live (Daemon+Parameters).
-        registry = applyParameterChanges(from: registry, to: new.registry, connectCV: new.connectCV)
-        applied.registry = registry
-        applied.configPath = new.configPath
-        applied.midi = new.midi
-        applied.midiPrograms = new.midiPrograms
-        applied.scenes = new.scenes
-        applied.tokenFile = new.tokenFile
-        applied.readTokenFile = new.readTokenFile
-        applied.modulators = new.modulators
-        settings = applied
-        if new.scenes != old.scenes {
-            controller.configureScenes(new.scenes)
-            log.notice("scenes from the config file: \(new.scenes.isEmpty ? "none" : new.scenes.map(\.name).joined(separator: ", "))")
-        }
-        if new.modulators != old.modulators { modulatorsReloaded(from: old, to: new) }
-        midiConfigReloaded(from: old.midi)
-        linkReloaded(from: old)
-        midiConnectionsReloaded(from: old)
-        reloadAccess(new)
-        log.info("config reloaded from \(loaded.fileRead ? loaded.location.path : "(no file at \(loaded.location.path))")")
+        return registry
     }
 }
 

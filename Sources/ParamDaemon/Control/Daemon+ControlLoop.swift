@@ -31,10 +31,10 @@ extension Daemon {
         connectToJack(now: now)
         sendWatchdogIfHealthy(now: now)
 
-        var fds = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var fds = loop.sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         let signalIndex = fds.count, inboxIndex = fds.count + 1
-        fds.append(pollfd(fd: signals, events: Int16(POLLIN), revents: 0))
-        fds.append(pollfd(fd: inbox.fd, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: loop.signals, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: loop.inbox.fd, events: Int16(POLLIN), revents: 0))
         let sessionIndex = fds.count  // the session manager's socket, under NSM
         if let nsm { fds.append(pollfd(fd: nsm.fd, events: Int16(POLLIN), revents: 0)) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
@@ -44,7 +44,7 @@ extension Daemon {
             let before = monotonicSeconds()
             Poll.wait(&fds, seconds: secondsToNextDuty(now: before))
             if fds[signalIndex].revents != 0 {
-                for signal in Signals.take(signals) {
+                for signal in Signals.take(loop.signals) {
                     switch signal {
                     case SIGTERM, SIGINT:
                         return stop(on: signal == SIGTERM ? "SIGTERM" : "SIGINT")
@@ -55,7 +55,7 @@ extension Daemon {
                     }
                 }
             }
-            for (i, socket) in sockets.enumerated() where fds[i].revents & Int16(POLLIN) != 0 {
+            for (i, socket) in loop.sockets.enumerated() where fds[i].revents & Int16(POLLIN) != 0 {
                 // Drain what waits, in bounded batches so one socket cannot starve the other.
                 var batch = 0
                 while batch < 256, let (count, sender) = socket.receive(into: buffer) {
@@ -66,7 +66,7 @@ extension Daemon {
                 }
             }
             if fds[inboxIndex].revents != 0 {
-                for work in inbox.take() {
+                for work in loop.inbox.take() {
                     switch work {
                     case .packet(let bytes, let channel):
                         bytes.withUnsafeBytes { handlePacket($0, replyingTo: channel) }
@@ -86,7 +86,7 @@ extension Daemon {
         adoptTargetUpdates()
         midiDuties()
         linkDuties(now: now)
-        if let suppressed = badInput.log.takeSuppressed(now: now) {
+        if let suppressed = loop.badInput.log.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])
         }
         measureClockOffsetIfStale(now: now, maximumAge: Self.clockMeasureIntervalSeconds)
@@ -98,24 +98,24 @@ extension Daemon {
             // Nobody renders the parked renderer: drop what was sent to it (the controller
             // already holds the targets, which the next connection starts from).
             audio.commands.discardAll()
-            if now >= jackRetry.nextRetryAt { connectToJack(now: now) }
+            if now >= jackWatch.retry.nextRetryAt { connectToJack(now: now) }
         }
         saveStateIfDue(now: now)
         sendWatchdogIfHealthy(now: now)
         updateStatus(now: now)
-        wakeups.sample(now: now, excluding: jack.jackThreadIDs)
+        loop.wakeups.sample(now: now, excluding: jack.jackThreadIDs)
         JackMessages.drain()
         // Whatever this wake changed (a packet, MIDI, a reload, a stop), LISTEN hears the new targets.
-        listen.announceTargets(controller.targets, registry: controller.registry, through: publisher)
+        web.listen.announceTargets(controller.targets, registry: controller.registry, through: publisher)
         announceTempoNow()
     }
 
     /// Re-measures the JACK-to-system clock offset (which time tags are placed with) when the
     /// last measurement is older than `maximumAge` seconds.
     func measureClockOffsetIfStale(now: Double, maximumAge: Double) {
-        guard jack.isConnected, now - clock.measuredAt >= maximumAge else { return }
-        clock.measuredAt = now
-        if let offset = jack.measureClockOffset(ppm: clock.offsetPPM) { clock.record(offsetMicros: offset, at: now) }
+        guard jack.isConnected, now - jackWatch.clock.measuredAt >= maximumAge else { return }
+        jackWatch.clock.measuredAt = now
+        if let offset = jack.measureClockOffset(ppm: jackWatch.clock.offsetPPM) { jackWatch.clock.record(offsetMicros: offset, at: now) }
     }
 
     /// Seconds until the next duty is due; nil when none is (the loop then sleeps until a
@@ -124,14 +124,14 @@ extension Daemon {
         var next = Double.infinity
         if jack.isConnected {
             let waiting = audio.commands.count > 0 || audio.counter(.scheduled) > 0
-            next = min(next, clock.measuredAt + (waiting ? Self.clockMeasureIntervalSeconds : Self.clockIdleIntervalSeconds))
+            next = min(next, jackWatch.clock.measuredAt + (waiting ? Self.clockMeasureIntervalSeconds : Self.clockIdleIntervalSeconds))
         }
         if systemd.notifier?.watchdogInterval != nil { next = min(next, systemd.nextWatchdogAt) }
-        if !jack.isConnected { next = min(next, jackRetry.nextRetryAt) }
-        if jackRetry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
+        if !jack.isConnected { next = min(next, jackWatch.retry.nextRetryAt) }
+        if jackWatch.retry.goneSeenAt != nil { next = min(next, now + JackRetry.libjackExitCheckSeconds) }
         if let since = stateSaving.unsavedSince { next = min(next, since + StateSaving.saveDelaySeconds) }
         if let glide = link.glide { next = min(next, glide.nextStepAt) }
-        if badInput.log.suppressed > 0 { next = min(next, now + badInput.log.intervalSeconds) }
+        if loop.badInput.log.suppressed > 0 { next = min(next, now + loop.badInput.log.intervalSeconds) }
         if let tempo = secondsToTempoWatch(now: now) { next = min(next, now + tempo) }
         return next.isFinite ? max(0, next - now) : nil
     }

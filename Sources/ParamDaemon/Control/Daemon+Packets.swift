@@ -11,8 +11,8 @@ extension Daemon {
         do {
             packet = try OSCPacket.decode(bytes)
         } catch {
-            badInput.malformed += 1
-            badInput.errors += 1
+            loop.badInput.malformed += 1
+            loop.badInput.errors += 1
             logRateLimited("malformed packet dropped", ["from": "\(channel)", "reason": "\(error)"])
             return
         }
@@ -47,8 +47,8 @@ extension Daemon {
         if !pushed {
             if let saved { controller = saved }  // always kept when this can happen
             publisher.cancelRecalls(of: transaction)
-            badInput.droppedCommands += transaction.count
-            badInput.errors += 1
+            loop.badInput.droppedCommands += transaction.count
+            loop.badInput.errors += 1
             let reason = fits ? "command queue full; not applied" : "schedule too full; not applied"
             channel.send(OSCMessage("/error", [.string(firstAddress(packet)), .string(reason)]))
             logRateLimited("\(reason); packet dropped", ["from": "\(channel)"])
@@ -113,7 +113,7 @@ extension Daemon {
             let result = controller.handle(message, route: route, start: start) { p in snapshot.value(p) }
             for r in result.replies { channel.send(r) }
             if let reason = result.error {
-                badInput.errors += 1
+                loop.badInput.errors += 1
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
             if let change = result.tempoChange { applyTempo(change) }
@@ -124,7 +124,7 @@ extension Daemon {
     }
 
     func refuse(_ message: OSCMessage, _ reason: String, replyingTo channel: ReplyChannel) {
-        badInput.errors += 1
+        loop.badInput.errors += 1
         channel.send(OSCMessage("/error", [.string(message.address), .string(reason)]))
         logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
     }

@@ -29,10 +29,10 @@ extension Daemon {
     /// Closes the HTTP server, then runs what its connections left in the inbox (answers that
     /// complete their promises; closes that drop listens), so nothing waits for a loop that ended.
     func stopHTTP() {
-        zeroconf?.stop()
-        guard let http else { return }
+        web.zeroconf?.stop()
+        guard let http = web.server else { return }
         http.stop()
-        for work in inbox.take() {
+        for work in loop.inbox.take() {
             if case .run(let body) = work { body(self) }
         }
     }

@@ -67,7 +67,7 @@ extension Daemon {
         let endpoint = FeedbackEndpoint.stream(id)
         let removed = publisher.subscriptions.withLock { $0.unsubscribe(endpoint, pattern: "/\(controller.registry[p].name)") }
         guard removed else { return }
-        if !listen.tempo.streams.contains(id),
+        if !web.listen.tempo.streams.contains(id),
            publisher.subscriptions.withLock({ table in !table.subscribers.contains { $0.endpoint == endpoint } }) {
             publisher.forget(endpoint)
         }
@@ -77,7 +77,7 @@ extension Daemon {
     /// The socket closed: everything it listened to goes.
     func streamClosed(id: UInt64) {
         let endpoint = FeedbackEndpoint.stream(id)
-        listen.tempo.streams.remove(id)
+        web.listen.tempo.streams.remove(id)
         publisher.subscriptions.withLock { $0.remove(endpoint) }
         publisher.forget(endpoint)
         publisher.notify()

@@ -73,7 +73,7 @@ extension Daemon {
         return [
             ("clock_synced", .int32(kernel?.synced == true ? 1 : 0)),
             ("clock_error_us", .float32(Float(kernel?.maxErrorMicros ?? -1))),
-            ("clock_jitter_us", .float32(Float(clock.jitterMicros))),
+            ("clock_jitter_us", .float32(Float(jackWatch.clock.jitterMicros))),
         ]
     }
 
@@ -81,7 +81,7 @@ extension Daemon {
     /// clock is not synchronised, since the tag then means this machine's idea of that time.
     func warnIfClockUnsynced(from channel: ReplyChannel) {
         guard let kernel = KernelClock.read(), !kernel.synced else { return }
-        guard let suppressed = clock.unsyncedWarning.admit(now: monotonicSeconds()) else { return }
+        guard let suppressed = jackWatch.clock.unsyncedWarning.admit(now: monotonicSeconds()) else { return }
         var metadata: Logger.Metadata = ["from": "\(channel)", "clock_error_us": "\(kernel.maxErrorMicros)"]
         if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
         log.warning("time-tagged bundle while the system clock is not synchronised (adjtimex STA_UNSYNC): it starts at this machine's idea of its time; keep the clocks with chrony or linuxptp (docs/MULTIHOST.md)",

@@ -8,7 +8,7 @@ extension Daemon {
     /// Tries the server once: on success the new renderer replaces the parked one everywhere,
     /// the connections are made, and the first time paramd says it is ready.
     func connectToJack(now: Double) {
-        jackRetry.nextRetryAt = now + JackRetry.retryIntervalSeconds
+        jackWatch.retry.nextRetryAt = now + JackRetry.retryIntervalSeconds
         // A new renderer starts on the controller's targets with nothing in flight: both sides
         // count command serials from 0 (before it runs, so a MIDI move in its first period is
         // adopted). Nothing renders while parked, so a failed attempt loses nothing by it.
@@ -22,14 +22,14 @@ extension Daemon {
                          tempo: audio.tempo)
             }
         } catch {
-            if !jackRetry.waitingLogged {
-                jackRetry.waitingLogged = true
-                let what = jackRetry.announcedReady ? "still no JACK server" : "no JACK server"
+            if !jackWatch.retry.waitingLogged {
+                jackWatch.retry.waitingLogged = true
+                let what = jackWatch.retry.announcedReady ? "still no JACK server" : "no JACK server"
                 log.warning("\(what) \(jack.serverDescription) (\(error)); OSC is up, retrying every second")
             }
             return
         }
-        clock.measuredAt = now  // the connection measured it
+        jackWatch.clock.measuredAt = now  // the connection measured it
         controller.sampleRate = Double(jack.sampleRate)  // a recall's stagger, in whole frames of it
         // The new renderer's handles, taken before it was activated: the control thread never
         // reads the renderer the audio thread now runs.
@@ -56,11 +56,11 @@ extension Daemon {
         }
         systemd.audioPeriods = 0
         systemd.audioProgressAt = now
-        jackRetry.waitingLogged = false
+        jackWatch.retry.waitingLogged = false
 
         let client = "JACK client '\(jack.name)' at \(jack.sampleRate) Hz, \(jack.bufferSize) frames"
-        if !jackRetry.announcedReady {
-            jackRetry.announcedReady = true
+        if !jackWatch.retry.announcedReady {
+            jackWatch.retry.announcedReady = true
             log.info("ready: OSC on \(listening); \(client)")
             connectPorts()
             systemd.status = statusText(now: now)
@@ -68,12 +68,12 @@ extension Daemon {
             systemd.notifier?.ready(status: systemd.status)
             sessionReady()  // under NSM: answer `open` now that the ports exist
         } else {
-            let away = jackRetry.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
+            let away = jackWatch.retry.lostAt.map { String(format: " after %.1f s", now - $0) } ?? ""
             log.notice("JACK server \(jack.serverDescription) is back\(away): \(client); parameters sound their targets")
             connectPorts()
         }
-        jackRetry.lostAt = nil
-        jackRetry.lostWallClock = nil
+        jackWatch.retry.lostAt = nil
+        jackWatch.retry.lostWallClock = nil
         updateStatus(now: now, force: true)
     }
 
@@ -115,15 +115,15 @@ extension Daemon {
     /// ended (JackSession.libjackThreadsEnded; the control loop looks again every 10 ms until
     /// then, for at most `JackRetry.libjackExitWaitSeconds`), close the client (`serverLost`).
     func closeAfterServerLoss(now: Double) {
-        let since = jackRetry.goneSeenAt ?? now
-        jackRetry.goneSeenAt = since
+        let since = jackWatch.retry.goneSeenAt ?? now
+        jackWatch.retry.goneSeenAt = since
         let ended = jack.libjackThreadsEnded
         guard ended || now - since >= JackRetry.libjackExitWaitSeconds else { return }
         if !ended {
             log.warning("libjack's notification thread still runs \(JackRetry.libjackExitWaitSeconds) s after the server went away; closing the client anyway")
         }
         log.debug("closing the client \(String(format: "%.1f", (now - since) * 1000)) ms after the server went away (notification thread(s) \(jack.notificationThreadIDs), all libjack's \(jack.jackThreadIDs))")
-        jackRetry.goneSeenAt = nil
+        jackWatch.retry.goneSeenAt = nil
         serverLost(now: now)
     }
 
@@ -131,12 +131,12 @@ extension Daemon {
     /// the animations in flight with `/done i 0`, keep OSC up, retry every second.
     func serverLost(now: Double) {
         let ended = jack.serverLost()
-        clock.reset()
+        jackWatch.clock.reset()
         publisher.switchEvents(to: jack.handles, injecting: ended)
-        jackRetry.lostAt = now
-        jackRetry.lostWallClock = Date()
-        jackRetry.nextRetryAt = now + JackRetry.retryIntervalSeconds
-        jackRetry.waitingLogged = true  // this line says it; the retries stay quiet
+        jackWatch.retry.lostAt = now
+        jackWatch.retry.lostWallClock = Date()
+        jackWatch.retry.nextRetryAt = now + JackRetry.retryIntervalSeconds
+        jackWatch.retry.waitingLogged = true  // this line says it; the retries stay quiet
         log.error("JACK server \(jack.serverDescription) went away; \(ended.count) animation(s) ended; OSC stays up; retrying every second")
         updateStatus(now: now, force: true)
     }

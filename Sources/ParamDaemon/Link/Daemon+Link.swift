@@ -12,7 +12,7 @@ extension Daemon {
         guard link.session == nil else { return }
         let session: LinkSession
         do {
-            session = try LinkSession(bpm: controller.tempo, beatsPerBar: settings.beatsPerBar, controlWake: inbox.fd)
+            session = try LinkSession(bpm: controller.tempo, beatsPerBar: settings.beatsPerBar, controlWake: loop.inbox.fd)
         } catch {
             log.error("Link: could not join a session (\(error)); paramd runs on its own timeline")
             return

@@ -31,7 +31,7 @@ extension Daemon {
 
     /// Leaves every multicast group joined (at exit).
     func leaveMulticastGroups() {
-        for socket in sockets where socket.membership != nil {
+        for socket in loop.sockets where socket.membership != nil {
             let group = socket.membership!
             socket.leaveGroup()
             log.info("left multicast group \(group.group.hostText) on \(group.interface.name)")

@@ -2,7 +2,7 @@ import ParamCore
 
 /// What the control thread itself sends the WebSockets that LISTEN (SPEC §9), beside the values
 /// and ends the publisher thread sends: each parameter's target as it changes
-/// (ListenFeed+Targets.swift) and the tempo. Owned by the control thread (`Daemon.listen`),
+/// (ListenFeed+Targets.swift) and the tempo. Owned by the control thread (`Daemon.web.listen`),
 /// never by the publisher, whose thread never touches it; it sends through the publisher's
 /// streams, which any thread may write.
 struct ListenFeed {

@@ -47,18 +47,12 @@ final class Publisher: @unchecked Sendable {
     let streams = Locked<[UInt64: StreamSink]>([:])
     /// Audio thread → publisher.
     let wake: FeedbackWake
-    /// Control thread → publisher: stop, or look at the subscriptions again.
-    private let control = EventFD()
+    /// Its eventfd, its running flag, its end and its round's start (PublisherThread.swift).
+    private let thread = PublisherThread()
     private let controlInbox: Inbox
-    private let running = Atomic<Bool>(true)
-    /// Signalled by the thread as it ends; `stop()` waits on it.
-    private let finished = DispatchSemaphore(value: 0)
     /// Feedback messages not sent because the subscriber's socket buffer was full (EAGAIN,
     /// ENOBUFS). Written by whichever thread delivers, read for `/status`.
     let droppedFeedback = Atomic<Int>(0)
-    /// Monotonic milliseconds at which the thread's current round began; 0 while it sleeps
-    /// (the watchdog's health check: a round that lasts seconds is a hang; sleep is not).
-    private let busySinceMilliseconds = Atomic<Int>(0)
     let log: Logger
 
     init(handles: RendererHandles, wake: FeedbackWake, controlInbox: Inbox, maxSubscribers: Int, timeToLiveSeconds: Double,
@@ -89,26 +83,26 @@ final class Publisher: @unchecked Sendable {
     }
 
     func start() {
-        running.store(true, ordering: .relaxed)
-        let thread = Thread { [self] in
+        thread.running.store(true, ordering: .relaxed)
+        let worker = Thread { [self] in
             nameThisThread("paramd-publish")
             run()
         }
-        thread.start()
+        worker.start()
     }
 
     /// Stops the thread and waits for it.
     func stop() {
-        running.store(false, ordering: .releasing)  // pairs with the loop's acquiring load
-        control.signal()
-        finished.wait()
+        thread.running.store(false, ordering: .releasing)  // pairs with the loop's acquiring load
+        thread.control.signal()
+        thread.finished.wait()
     }
 
     /// Control thread: the subscriptions changed. Tells the audio thread whether anyone
     /// follows values, and wakes the publisher to plan its sleep again (a faster rate).
     func notify() {
         updateValuesWanted()
-        control.signal()
+        thread.control.signal()
     }
 
     /// Tells the audio thread whether moving parameters should report values: someone
@@ -146,7 +140,7 @@ final class Publisher: @unchecked Sendable {
 
     /// Seconds the thread has been busy in its current round; 0 while it sleeps.
     var secondsBusy: Double {
-        let since = busySinceMilliseconds.load(ordering: .relaxed)
+        let since = thread.busySinceMilliseconds.load(ordering: .relaxed)
         return since == 0 ? 0 : monotonicSeconds() - Double(since) / 1000
     }
 
@@ -195,13 +189,13 @@ final class Publisher: @unchecked Sendable {
 
     private func run() {
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: control.fd, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: thread.control.fd, events: Int16(POLLIN), revents: 0)]
         // The latest value of each parameter drained in a round: values are sent as of now,
         // not as of the oldest period waiting in the ring.
         var latest = [Double?](repeating: nil, count: ParameterRegistry.capacity)
-        while running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
+        while thread.running.load(ordering: .acquiring) {  // pairs with stop()'s releasing store
             let now = monotonicSeconds()
-            busySinceMilliseconds.store(Int(now * 1000), ordering: .relaxed)
+            thread.busySinceMilliseconds.store(Int(now * 1000), ordering: .relaxed)
             wake.beginRound()
             var outbox = Subscriptions<FeedbackEndpoint>.Outbox()
             var endpoints: [FeedbackEndpoint] = []
@@ -264,14 +258,14 @@ final class Publisher: @unchecked Sendable {
                     deadline = min(deadline, now + 1 / rate)  // moving: back when the next value is due
                 }
             }
-            busySinceMilliseconds.store(0, ordering: .relaxed)
+            thread.busySinceMilliseconds.store(0, ordering: .relaxed)
             guard wake.arm(kinds) else { continue }  // something came in since the drain
             let timeout = deadline.isFinite ? max(0, deadline - monotonicSeconds()) : nil
             _ = Poll.wait(&fds, seconds: timeout)
             wake.disarm()
-            if fds[1].revents != 0 { control.drain() }
+            if fds[1].revents != 0 { thread.control.drain() }
         }
-        finished.signal()
+        thread.finished.signal()
     }
 
     private static func faster(_ a: Double?, _ b: Double?) -> Double? {

@@ -24,10 +24,10 @@ extension Daemon {
     /// counters and links. Every field and what it counts: docs/OSC.md, "/status".
     func statusReply() -> OSCMessage {
         let events = JackEvents.shared
-        let droppedCommands = badInput.droppedCommands
+        let droppedCommands = loop.badInput.droppedCommands
         let droppedEvents = Int(audio.counter(.droppedEvents))
         let late = Int(audio.counter(.late))
-        let droppedPackets = sockets.reduce(0) { $0 + ($1.kernelDrops ?? 0) }
+        let droppedPackets = loop.sockets.reduce(0) { $0 + ($1.kernelDrops ?? 0) }
         var link = jack.link
         if link == .connected && JackEvents.shared.serverGone.load(ordering: .acquiring) { link = .lost }  // pairs with paramdShutdown
         let connected = link == .connected
@@ -42,10 +42,10 @@ extension Daemon {
             ("subscribers", .int32(Int32(clamping: publisher.subscriberCount))),
             ("dropped", .int32(Int32(clamping: droppedCommands + droppedEvents + droppedPackets))),
             ("late", .int32(Int32(clamping: late))),
-            ("errors", .int32(Int32(clamping: badInput.errors))),
-            ("uptime", .float32(Float(now - startTime))),
-            ("wakeups_per_s", .float32(Float(wakeups.perSecond(now: now, excluding: jack.jackThreadIDs)))),
-            ("malformed", .int32(Int32(clamping: badInput.malformed))),
+            ("errors", .int32(Int32(clamping: loop.badInput.errors))),
+            ("uptime", .float32(Float(now - loop.startTime))),
+            ("wakeups_per_s", .float32(Float(loop.wakeups.perSecond(now: now, excluding: jack.jackThreadIDs)))),
+            ("malformed", .int32(Int32(clamping: loop.badInput.malformed))),
             ("dropped_commands", .int32(Int32(clamping: droppedCommands))),
             ("dropped_events", .int32(Int32(clamping: droppedEvents))),
             ("dropped_packets", .int32(Int32(clamping: droppedPackets))),

@@ -50,7 +50,7 @@ extension Daemon {
         if jack.isConnected {
             let subscribers = publisher.subscriberCount
             text = "Running: JACK client '\(jack.name)' on server \(jack.serverDescription) at \(jack.sampleRate) Hz, \(jack.bufferSize) frames; OSC on \(listening); \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
-        } else if let lost = jackRetry.lostWallClock {
+        } else if let lost = jackWatch.retry.lostWallClock {
             let formatter = DateFormatter()
             formatter.dateFormat = "HH:mm:ss"
             text = "JACK server \(jack.serverDescription) lost at \(formatter.string(from: lost)); retrying every second; OSC stays up on \(listening)"
