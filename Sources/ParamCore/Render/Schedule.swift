@@ -97,13 +97,7 @@ struct Schedule {
     mutating func sortFront(_ n: Int) {
         var i = 1
         while i < n {
-            let entry = entries[i]
-            var k = i
-            while k > 0 && entry.precedes(entries[k &- 1]) {
-                entries[k] = entries[k &- 1]
-                k &-= 1
-            }
-            entries[k] = entry
+            settle(entries[i], from: i)
             i &+= 1
         }
     }
@@ -111,13 +105,20 @@ struct Schedule {
     /// Realtime-safe. Into the sorted front, after every entry that precedes it.
     @_noLocks @inline(__always)
     mutating func insertFramed(_ entry: ScheduledCommand) {
-        var k = framedCount
+        settle(entry, from: framedCount)
+        framedCount &+= 1
+    }
+
+    /// Realtime-safe. One insertion step: `entry`, free to go at `index`, moves down past the
+    /// sorted entries below it that it precedes.
+    @_noLocks @inline(__always)
+    mutating func settle(_ entry: ScheduledCommand, from index: Int) {
+        var k = index
         while k > 0 && entry.precedes(entries[k &- 1]) {
             entries[k] = entries[k &- 1]
             k &-= 1
         }
         entries[k] = entry
-        framedCount &+= 1
     }
 
     @_noLocks @inline(__always)
