@@ -145,9 +145,13 @@ endif
 # folder: it runs in `make test`'s multi-host phase, not here.
 # PipeWireTests are left out: a thread libpipewire starts inside jack_client_open ends "with
 # ignores enabled", and TSan ends paramd there, before it is ready.
+# The suites `make test` runs alone run alone here too (TSAN_ALONE, in its order): the
+# multi-host tests take two servers one at a time, and beside another two-server test in two
+# slots each can hold one and wait for the other for ever.
 # TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
+TSAN_ALONE := InJackMetadata;BufferSizeTests;StallTests;ControlPageTests;MultiHostTests;AccessTests|AccessUDPTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
 TSAN_SKIP := PackageTests|UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
@@ -158,9 +162,17 @@ tsan: deps $(ALLOC_SHIM)
 	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)/bin
 	ln -s "$$($(TSAN_BUILD) --show-bin-path)/paramd" $(TSAN_DIR)/bin/paramd
 	ln -s "$$($(SWIFT) build -c release --show-bin-path)/paramd-jacktool" $(TSAN_DIR)/bin/paramd-jacktool
-	PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
-	TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=2 \
-	$(SWIFT) test --skip-build --filter '$(TSAN_FILTER)' --skip '$(TSAN_SKIP)'
+	@set -e; if [ '$(TSAN_FILTER)' = ParamDaemonTests ]; then \
+		phases="ParamDaemonTests;$(TSAN_ALONE)"; else phases='$(TSAN_FILTER)'; fi; \
+	IFS=';'; for phase in $$phases; do \
+		skip='$(TSAN_SKIP)'; servers=2; \
+		if [ "$$phase" = ParamDaemonTests ]; then skip="$$skip|$(subst ;,|,$(TSAN_ALONE))"; fi; \
+		if [ "$$phase" = InJackMetadata ]; then servers=1; fi; \
+		echo "== ThreadSanitizer phase: $$phase"; \
+		PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
+		TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=$$servers \
+		$(SWIFT) test --skip-build --filter "$$phase" --skip "$$skip"; \
+	done
 	@notes=$$(grep -l "finished with ignores enabled" $(TSAN_DIR)/report.* 2>/dev/null | wc -l); \
 	echo "ThreadSanitizer: $$notes note(s) of libjack threads finishing with ignores enabled (not races)"; \
 	if grep -l "WARNING: ThreadSanitizer" $(TSAN_DIR)/report.* >/dev/null 2>&1; then \
