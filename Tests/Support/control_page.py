@@ -135,10 +135,12 @@ def keys(driver, args):
         ActionChains(driver).send_keys(key).perform()
         # Until the key has moved the target (a key that leaves it in place costs a second).
         wait_until(driver, lambda d: slider.get_attribute("data-target") != before, 1)
-        steps.append({"key": name,
-                      "target": float(slider.get_attribute("data-target")),
-                      "ariaValueNow": float(slider.get_attribute("aria-valuenow")),
-                      "focused": driver.execute_script("return document.activeElement === arguments[0]", slider)})
+        # One read of all three: paramd's echo of the target (a float32, 0.89 → 0.88999998…)
+        # can land between two separate reads and move both attributes together.
+        target, aria, focused = driver.execute_script(
+            "const s = arguments[0]; return [s.dataset.target, s.getAttribute('aria-valuenow'),"
+            " document.activeElement === s];", slider)
+        steps.append({"key": name, "target": float(target), "ariaValueNow": float(aria), "focused": focused})
     # The thumb settles where the keys left the target (the sound followed).
     wait_until(driver, lambda d: abs(d.execute_script(READ_THUMB, "volume")["value"] - steps[-1]["target"]) < 1e-6)
     settled = driver.execute_script(READ_THUMB, "volume")
