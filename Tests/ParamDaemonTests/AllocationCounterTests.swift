@@ -16,7 +16,8 @@ struct AllocationCounterTests {
         let feeder = try await JackTool.feed(
             server: server, connect: ["system:playback_1"], value: 0.5,
             misbehaveAllocate: misbehave, environment: environment)
-        try await waitUntil("\(calls) process calls reported", timeout: .seconds(20)) {
+        try await waitUntil("\(calls) process calls reported", timeout: .seconds(20),
+                            on: [FileWatch([(reportPath as NSString).deletingLastPathComponent])]) {
             (try? AllocationReport.load(reportPath)).map { $0.processCalls >= calls } ?? false
         }
         #expect(try await feeder.stop() == .exited(0))

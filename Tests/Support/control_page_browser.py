@@ -76,6 +76,12 @@ def wait_until(driver, condition, timeout=5.0):
         return None
 
 
+def quiet_window(seconds=0.2):
+    """A window in which nothing may happen (no message sent): its absence is what the caller
+    checks afterwards, so there is no event to wait for; the window's length is the point."""
+    time.sleep(seconds)  # sleep: nothing must go out: the absence of a message is what is checked
+
+
 def script(source, *args):
     """A condition for wait_until: the page's answer to `source`."""
     return lambda driver: driver.execute_script(source, *args)

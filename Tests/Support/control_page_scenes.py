@@ -4,7 +4,7 @@ import time
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
-from control_page_browser import READ_THUMB, TOASTS, OVERFLOW, jack_clock, set_viewport, wait_live, wait_until
+from control_page_browser import READ_THUMB, TOASTS, quiet_window, OVERFLOW, jack_clock, set_viewport, wait_live, wait_until
 
 
 # Before the page's own script: every WebSocket it opens is kept, and what it sends and
@@ -110,7 +110,7 @@ def scenes(driver, args):
     n = count()
     field.send_keys("Bad Name")
     click(driver.find_element(By.ID, "scene-save"))
-    time.sleep(0.2)  # sleep: nothing must go out: the absence of a message is what is checked
+    quiet_window()
     out["badSave"] = {"sent": [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene")],
                       "strip": driver.execute_script(STRIP)}
     field.clear()

@@ -28,7 +28,7 @@ from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from osc_codec import osc_decode, osc_message  # noqa: E402  the project's one OSC codec
-from control_page_browser import READ_THUMB, TOASTS, browser, next_frames, say, set_viewport, wait_live, wait_until
+from control_page_browser import READ_THUMB, TOASTS, quiet_window, browser, next_frames, say, set_viewport, wait_live, wait_until
 
 # Before the page's own script: what every WebSocket sends and receives, each stamped with
 # performance.now() (a listener added first runs before the page's own handler).
@@ -170,10 +170,10 @@ def musical(driver, args):
     click_at(driver, driver.find_element(By.ID, "slider-volume"), args.fraction)
     out["sent"] = [[m[1], m[2]] for m in sent_since(driver, n, "/volume") if m[1] == "/volume"]
     # The thumb glides for the musical length: still on its way half way through.
-    time.sleep(args.read_seconds)  # sleep: the reading is taken this long into the glide
-    out["during"] = driver.execute_script(READ_THUMB, "volume")
-    time.sleep(args.hold_seconds)  # sleep: the recording runs on this long past the glide's end
-    out["after"] = driver.execute_script(READ_THUMB, "volume")
+    # Two readings: this long into the glide, then this much longer, past the glide's end.
+    for key, seconds in (("during", args.read_seconds), ("after", args.hold_seconds)):
+        time.sleep(seconds)  # sleep: each reading is taken a set time after the one before: time is what is measured
+        out[key] = driver.execute_script(READ_THUMB, "volume")
     return out
 
 
@@ -236,7 +236,7 @@ def modulator(driver, args):
     rate.send_keys("fast")
     n = len(driver.execute_script(DECODED, "__sent"))
     panel.find_element(By.CSS_SELECTOR, "[data-role=mod-set]").click()
-    time.sleep(0.2)  # sleep: nothing must go out: the absence of a message is what is checked
+    quiet_window()
     out["badRate"] = {"sent": [[m[1], m[2]] for m in driver.execute_script(DECODED, "__sent")[n:]],
                       "invalid": "invalid" in rate.get_attribute("class"), "notes": driver.execute_script(TOASTS)}
     rate.clear()

@@ -38,7 +38,7 @@ struct AllocationTests {
         try await master.waitForLine(exactly: "ready")
         for (command, timeline) in [("start", "jack"), ("stop", "internal"), ("start", "jack")] {
             try masterInput.send(command)
-            try await waitUntil("/status timeline is \(timeline)", timeout: .seconds(5)) {
+            try await pollUntil("/status timeline is \(timeline)", timeout: .seconds(5)) {
                 try await client.request("/status", reply: "/status")?.statusPairs["timeline"] == .string(timeline)
             }
         }
@@ -154,7 +154,8 @@ struct AllocationTests {
                 // of memory nobody made resident (the rings fill from here: values stream to a
                 // subscriber every period). Warm after 75 more periods (0.4 s), as the report counts them.
                 let calls = try AllocationReport.load(report).processCalls
-                try await waitUntil("75 more process calls in the allocation report", timeout: .seconds(30)) {
+                try await waitUntil("75 more process calls in the allocation report", timeout: .seconds(30),
+                                    on: [FileWatch([(report as NSString).deletingLastPathComponent])]) {
                     ((try? AllocationReport.load(report))?.processCalls ?? 0) >= calls + 75
                 }
                 warm = try AllocationReport.load(report)

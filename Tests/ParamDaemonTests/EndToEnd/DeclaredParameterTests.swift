@@ -162,7 +162,7 @@ struct DeclaredParameterTests {
         defer { dump.signal(SIGTERM) }
         // oscdump listens once a probe sent to its port shows up in what it prints.
         let probe = try UDPSocket(.ipv4)
-        try await waitUntil("oscdump prints a probe", timeout: .seconds(10), interval: .milliseconds(50)) {
+        try await pollUntil("oscdump prints a probe", timeout: .seconds(10), interval: .milliseconds(50)) {
             try probe.send(OSCMessage("/probe").encoded(), toPort: port)
             return dump.standardOutput.contains("/probe")
         }

@@ -50,7 +50,7 @@ struct JackTransportTests {
             let master = try ChildProcess(command[0], Array(command.dropFirst()), label: "timebase-master")
             try await master.waitForLine(exactly: "ready")
             try input.send("start")
-            try await waitUntil("/status timeline is jack", timeout: .seconds(5)) {
+            try await pollUntil("/status timeline is jack", timeout: .seconds(5)) {
                 try await Self.timeline(rig.client)?.name == "jack"
             }
             try await rig.paramd.process.waitForLine(containing: "following the JACK transport's timebase master", on: .stderr)
@@ -66,7 +66,7 @@ struct JackTransportTests {
             try await oscsend(rig.paramd.port, "/volume", "ffsss", "0.5", "0.1", "linear", "quantize", "1m")
             try await rig.recorder.record(seconds: 2.2)
             try input.send("stop")
-            try await waitUntil("/status timeline is internal", timeout: .seconds(5)) {
+            try await pollUntil("/status timeline is internal", timeout: .seconds(5)) {
                 try await Self.timeline(rig.client)?.name == "internal"
             }
             try await rig.paramd.process.waitForLine(containing: fallback, on: .stderr)
@@ -75,12 +75,12 @@ struct JackTransportTests {
             logAtStop = rig.paramd.process.standardError
             // Rolling again, then the master goes away: paramd follows again, then falls back.
             try input.send("start")
-            try await waitUntil("/status timeline is jack again", timeout: .seconds(5)) {
+            try await pollUntil("/status timeline is jack again", timeout: .seconds(5)) {
                 try await Self.timeline(rig.client)?.name == "jack"
             }
             try input.send("quit")
             #expect(try await master.waitForExit() == .exited(0))
-            try await waitUntil("/status timeline is internal without a master", timeout: .seconds(5)) {
+            try await pollUntil("/status timeline is internal without a master", timeout: .seconds(5)) {
                 try await Self.timeline(rig.client)?.name == "internal"
             }
             let recording = try await rig.finish()

@@ -200,7 +200,7 @@ struct MusicalTimeTests {
         #expect(try await client.request("/tempo/get", reply: "/tempo")?.firstFloat == 120)
         try await client.waitForStatus("animations") { $0 == 0 }
         try client.send("/tempo", [.float32(93)])
-        try await waitUntil("the tempo follows /tempo 93", timeout: .seconds(5)) {
+        try await pollUntil("the tempo follows /tempo 93", timeout: .seconds(5)) {
             try await client.request("/tempo/get", reply: "/tempo")?.firstFloat == 93
         }
         #expect(try await paramd.stop() == .exited(0))

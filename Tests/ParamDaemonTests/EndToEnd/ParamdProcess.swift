@@ -173,7 +173,7 @@ extension OSCClient {
     func waitForStatus(_ field: String, timeout: Duration = .seconds(10), _ condition: (Int) -> Bool) async throws -> Int? {
         var last: Int?
         do {
-            try await waitUntil("/status \(field) is as expected", timeout: timeout) {
+            try await pollUntil("/status \(field) is as expected", timeout: timeout) {
                 last = try await request("/status", reply: "/status")?.statusInt(field)
                 return last.map(condition) ?? false
             }
@@ -190,7 +190,7 @@ extension OSCClient {
     func waitForValue(_ parameter: String, timeout: Duration = .seconds(10),
                       _ condition: (_ value: Float, _ target: Float) -> Bool) async throws -> (value: Float, target: Float)? {
         var last: (value: Float, target: Float)?
-        _ = try? await waitUntil("\(parameter) as expected", timeout: timeout) {
+        _ = try? await pollUntil("\(parameter) as expected", timeout: timeout) {
             last = try await get(parameter)
             return last.map { condition($0.value, $0.target) } ?? false
         }

@@ -45,7 +45,7 @@ struct WakeupTests {
             contextSwitches(paramd.process.pid).values.filter { $0.name != "paramd-jack" }.map(\.count).reduce(0, +)
         }
         var last = own(), quietSince = ContinuousClock.now
-        _ = try? await waitUntil("paramd's own threads sleep for 300 ms", timeout: .seconds(10), interval: .milliseconds(50)) {
+        _ = try? await pollUntil("paramd's own threads sleep for 300 ms", timeout: .seconds(10), interval: .milliseconds(50)) {
             let now = own()
             if now != last { (last, quietSince) = (now, ContinuousClock.now) }
             return ContinuousClock.now - quietSince >= .milliseconds(300)

@@ -39,7 +39,7 @@ struct JackStatusTests {
         // The first attempt's complaint, then a retry's a second later.
         try await paramd.waitForLine(containing: "libjack: ", on: .stderr, timeout: .seconds(5))
         let first = paramd.standardError.components(separatedBy: "libjack: ").count
-        try? await waitUntil("a retry's libjack messages", timeout: .seconds(5)) {
+        try? await waitUntil("a retry's libjack messages", timeout: .seconds(5), on: [paramd.outputWatch()]) {
             paramd.standardError.components(separatedBy: "libjack: ").count > first
         }
         #expect(paramd.standardError.components(separatedBy: "libjack: ").count > first, "a retry's messages")

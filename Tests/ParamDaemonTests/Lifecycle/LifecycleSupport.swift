@@ -33,8 +33,11 @@ final class NotifyListener: Sendable {
     /// What the listening thread shares with the test.
     private final class Shared: Sendable {
         let received = Mutex<[Message]>([])
-        let stopped = Atomic<Bool>(false)
-        let finished = Atomic<Bool>(false)
+        /// Signalled for each message received.
+        let arrivals = Broadcast()
+        /// deinit's word to the thread to end, and the thread's word that it has.
+        let stop = Changes()
+        let finished = DispatchSemaphore(value: 0)
     }
 
     /// What goes in `$NOTIFY_SOCKET`.
@@ -77,26 +80,28 @@ final class NotifyListener: Sendable {
         let shared = self.shared
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while !shared.stopped.load(ordering: .acquiring) {  // pairs with deinit's releasing store
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, 10) > 0 else { continue }
+            while true {
+                var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                                   pollfd(fd: shared.stop.descriptor, events: Int16(POLLIN), revents: 0)]
+                if poll(&descriptors, 2, -1) < 0 && errno != EINTR { break }
+                if descriptors[1].revents != 0 { break }
                 while true {
                     let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                     guard n > 0 else { break }
                     let message = Message(time: .now, text: String(decoding: buffer[0..<n], as: UTF8.self))
                     shared.received.withLock { $0.append(message) }
+                    shared.arrivals.signal()
                 }
             }
-            shared.finished.store(true, ordering: .releasing)  // pairs with deinit's acquiring load
+            shared.finished.signal()
         }
         thread.name = "notify-listener"
         thread.start()
     }
 
     deinit {
-        shared.stopped.store(true, ordering: .releasing)
-        // sleep: until the listener thread has finished (to become a join; issue 34 item 7 open)
-        while !shared.finished.load(ordering: .acquiring) { usleep(1000) }
+        shared.stop.signal()
+        shared.finished.wait()  // the thread no longer reads fd
         close(fd)
         if let path { unlink(path) }
     }
@@ -114,18 +119,21 @@ final class NotifyListener: Sendable {
     /// Waits for the first message with `key=value` (any value when nil) and returns it.
     @discardableResult
     func waitFor(_ key: String, _ value: String? = nil, timeout: Duration = .seconds(10)) async throws -> Message {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let m = messages.first(where: { m in m.fields[key].map { value == nil || $0 == value } ?? false }) {
-                return m
+        let arrivals = self.arrivals()
+        var found: Message?
+        do {
+            try await waitUntil("\(key)=\(value ?? "…")", timeout: timeout, on: [arrivals]) {
+                found = messages.first { m in m.fields[key].map { value == nil || $0 == value } ?? false }
+                return found != nil
             }
-            if ContinuousClock.now >= deadline {
-                throw WaitError(what: "\(key)=\(value ?? "…") on \(socketName); got \(messages.map(\.text))", timeout: timeout)
-            }
-            // sleep: polls the messages received (to become a condition the listener signals; issue 34 item 7 open)
-            try await Task.sleep(for: .milliseconds(5))
+        } catch is WaitError {
+            throw WaitError(what: "\(key)=\(value ?? "…") on \(socketName); got \(messages.map(\.text))", timeout: timeout)
         }
+        return found!
     }
+
+    /// An event for waits on what arrives: fires on each message.
+    func arrivals() -> Changes { shared.arrivals.subscribe() }
 
     /// The times of every `WATCHDOG=1` so far.
     var watchdogTimes: [ContinuousClock.Instant] {
@@ -173,11 +181,5 @@ extension OSCClient {
     func pings(timeout: Duration = .seconds(2)) async throws -> Bool {
         try send("/ping")
         return await receive(until: "/pong", timeout: timeout) != nil
-    }
-}
-
-extension Duration {
-    var milliseconds: Double {
-        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
     }
 }

@@ -29,7 +29,7 @@ struct MIDIConnectServerLossTests {
         try await tool.waitUntilSent(timeout: .seconds(10))
         let osc = try OSCClient(port: port)
         let expected = Float(Double(value) / 127)
-        try await waitUntil("CC 7 = \(value) moves volume", timeout: .seconds(3)) {
+        try await pollUntil("CC 7 = \(value) moves volume", timeout: .seconds(3)) {
             let volume = try await osc.get("volume")
             return volume?.value == expected && volume?.target == expected
         }
@@ -87,7 +87,7 @@ struct MIDIConnectServerLossTests {
             #expect(try await Self.midiConnections(server) == ([], []), "nothing connects them but paramd")
             paramd.process.signal(SIGCONT)
             _ = try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(5))
-            try await waitUntil("the MIDI connections are back", timeout: .seconds(3)) {
+            try await pollUntil("the MIDI connections are back", timeout: .seconds(3)) {
                 try await Self.midiConnections(server) == (["\(tool):midi_out"], ["\(tool):midi_in"])
             }
             let after = try await Self.ccMovesVolumeAndFeedbackArrives(controller, value: 30, port: paramd.port)

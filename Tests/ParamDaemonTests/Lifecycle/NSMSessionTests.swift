@@ -198,7 +198,7 @@ struct NSMSessionTests {
             #expect(!sockets.isEmpty && sockets.allSatisfy { $0.port == paramd.port }, "only the OSC sockets: \(sockets)")
             let client = try OSCClient(port: paramd.port)
             try client.send("/volume", [.float32(0.3), .float32(0)])
-            try await waitUntil("the state is written on the timer", timeout: .seconds(3)) {
+            try await waitUntil("the state is written on the timer", timeout: .seconds(3), on: [FileWatch([home.stateFolder])]) {
                 FileManager.default.fileExists(atPath: home.stateFile)
             }
             #expect(try await paramd.stop() == .exited(0))

@@ -65,14 +65,14 @@ struct ServerLossTests {
         server = try await JackServer.start(name: serverName)
         let serverUp = ContinuousClock.now
         do {
-            try await waitUntil("paramd's ports are back", timeout: .seconds(5), interval: .milliseconds(20)) {
+            try await pollUntil("paramd's ports are back", timeout: .seconds(5), interval: .milliseconds(20)) {
                 try await server.ports().contains("paramd-loss:out_2")
             }
             let back = ContinuousClock.now - serverUp
             try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(3))
             TestLog.write("server loss: paramd's ports back \(String(format: "%.0f", back.milliseconds)) ms after the server answered")
             #expect(back < .seconds(2.5), "retries every second")
-            try await waitUntil("the --connect connections are back", timeout: .seconds(3)) {
+            try await pollUntil("the --connect connections are back", timeout: .seconds(3)) {
                 try await server.connections()["paramd-loss:out_1"] == ["system:playback_1"]
             }
             #expect(try await server.connections()["paramd-loss:out_2"] == ["system:playback_2"])
@@ -132,7 +132,7 @@ struct RepeatedServerLossTests {
             for _ in 0..<4 { feeders.append(try await JackTool.feed(server: server, connect: ["paramd-losses:in_1"], value: 0.25)) }
             try await server.stop()
             do {
-                try await waitUntil("'went away' number \(round)", timeout: .seconds(5), interval: .milliseconds(20)) { count("went away;") >= round }
+                try await waitUntil("'went away' number \(round)", timeout: .seconds(5), on: [paramd.process.outputWatch()]) { count("went away;") >= round }
             } catch {
                 for f in feeders { f.process.signal(SIGKILL) }
                 Issue.record("loss \(round): the close did not finish: \(paramd.process.standardError)")
@@ -145,7 +145,7 @@ struct RepeatedServerLossTests {
             #expect(close.last?.contains(/notification thread\(s\) \[\d+\]/) == true, "\(close.last ?? "")")
             #expect(!paramd.process.standardError.contains("still runs"), "\(paramd.process.standardError)")
             server = try await JackServer.start(name: serverName)
-            try await waitUntil("'is back' number \(round)", timeout: .seconds(5), interval: .milliseconds(20)) { count("is back") >= round }
+            try await waitUntil("'is back' number \(round)", timeout: .seconds(5), on: [paramd.process.outputWatch()]) { count("is back") >= round }
         }
         #expect(try await paramd.stop() == .exited(0))
         try await server.stop()

@@ -18,7 +18,7 @@ struct StateTests {
         try client.send("/input", [.float32(0.6), .float32(0)])
         try client.send("/frequency", [.float32(660), .float32(0)])
         // Saved within a second of the change, before any exit.
-        try await waitUntil("the state file holds the new targets", timeout: .seconds(2)) {
+        try await waitUntil("the state file holds the new targets", timeout: .seconds(2), on: [FileWatch([home.stateFolder])]) {
             (try? String(contentsOfFile: home.stateFile, encoding: .utf8))?.contains("660") == true
         }
         #expect(try await first.stop() == .exited(0))

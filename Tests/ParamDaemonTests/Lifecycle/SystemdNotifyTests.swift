@@ -23,7 +23,7 @@ struct SystemdNotifyTests {
         #expect(systemd.messages.filter { $0.fields["READY"] != nil }.count == 1)
 
         // 200 ms watchdog: a ping every 100 ms.
-        try await waitUntil("ten watchdog pings after READY=1", timeout: .seconds(10)) {
+        try await waitUntil("ten watchdog pings after READY=1", timeout: .seconds(10), on: [systemd.arrivals()]) {
             systemd.watchdogTimes.filter { $0 >= ready.time }.count >= 10
         }
         let pings = systemd.watchdogTimes.filter { $0 >= ready.time }
@@ -51,7 +51,7 @@ struct SystemdNotifyTests {
                                       environment: home.environment.merging(systemd.environment(watchdogMicroseconds: 400_000)) { $1 })
         let waiting = try await systemd.waitFor("STATUS")
         #expect(waiting.fields["STATUS"]?.hasPrefix("Waiting for JACK server '\(serverName)'") == true, "\(waiting.text)")
-        try await waitUntil("four watchdog pings while waiting", timeout: .seconds(5)) { systemd.watchdogTimes.count >= 4 }
+        try await waitUntil("four watchdog pings while waiting", timeout: .seconds(5), on: [systemd.arrivals()]) { systemd.watchdogTimes.count >= 4 }
         #expect(systemd.watchdogTimes.count >= 4, "WATCHDOG=1 while waiting: \(systemd.watchdogTimes.count)")
         #expect(!systemd.messages.contains { $0.fields["READY"] != nil }, "READY=1 before any JACK server")
         let client = try OSCClient(port: port)

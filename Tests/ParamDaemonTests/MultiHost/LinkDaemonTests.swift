@@ -48,7 +48,7 @@ struct LinkDaemonTests {
                 #expect(abs((Self.float(Self.status("tempo", in: status)) ?? 0) - 93) <= 0.01, "\(String(describing: status))")
                 TestLog.write("paramd's /status with an aalink peer at 93 BPM: timeline \(String(describing: Self.status("timeline", in: status))), tempo \(String(describing: Self.status("tempo", in: status))), link_peers \(String(describing: Self.status("link_peers", in: status)))")
                 // The renderer's timeline runs at Link's tempo: the beat it publishes moves on.
-                try await waitUntil("the audio side's beat advances at 93 BPM", timeout: .seconds(5)) {
+                try await pollUntil("the audio side's beat advances at 93 BPM", timeout: .seconds(5)) {
                     let later = try await client.request("/status", reply: "/status")
                     let beat = Self.float(Self.status("beat", in: later)) ?? 0, before = Self.float(Self.status("beat", in: status)) ?? 0
                     return beat > before && abs((Self.float(Self.status("tempo", in: later)) ?? 0) - 93) <= 0.01
@@ -115,7 +115,7 @@ struct LinkDaemonTests {
 
                 try configure(link: true)
                 paramd.process.signal(SIGHUP)
-                try await waitUntil("the peer counts paramd again", timeout: .seconds(20)) {
+                try await waitUntil("the peer counts paramd again", timeout: .seconds(20), on: [peer.outputWatch()]) {
                     peer.standardOutput.split(separator: "\n").filter { $0 == "peers 1" }.count == 2
                 }
                 #expect(Self.status("timeline", in: try await client.request("/status", reply: "/status")) == .string("link"))

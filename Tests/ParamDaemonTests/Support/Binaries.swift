@@ -88,10 +88,9 @@ public enum Binaries {
         let temporary = "\(output).\(getpid())"
         let compiler = try ChildProcess(
             "cc", ["-shared", "-fPIC", "-O2", "-o", temporary, source, "-ldl", "-pthread"], label: "cc")
-        // sleep: waits for cc to exit (to become ChildProcess's exit wait; issue 34 item 7 open)
-        while compiler.isRunning { usleep(10_000) }
-        guard compiler.exitStatus == .exited(0) else {
-            throw MissingBinaryError(name: "alloccount.so (cc failed: \(compiler.standardError))", searched: [output])
+        // A Result's initializer cannot await: the blocking form of the exit wait (a pidfd poll).
+        guard compiler.waitForExitBlocking(timeout: .seconds(120)) == .exited(0) else {
+            throw MissingBinaryError(name: "alloccount.so (cc failed or ran past 120 s: \(compiler.standardError))", searched: [output])
         }
         if rename(temporary, output) != 0 { throw MissingBinaryError(name: "alloccount.so", searched: [output]) }
         TestLog.write("built \(output) with cc")

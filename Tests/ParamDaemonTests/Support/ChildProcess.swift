@@ -58,6 +58,8 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
     /// How long deinit waits after SIGTERM before SIGKILL.
     public let killTimeout: Duration
     private let status = Mutex<ExitStatus?>(nil)
+    /// A pidfd: polls readable once the child has exited (what every wait for the exit blocks on).
+    let exitDescriptor: Int32
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`. The child gets
     /// this process's environment plus `environment` (which wins), `JACK_NO_START_SERVER=1` unless
@@ -112,6 +114,9 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
         let result = posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw ChildProcessError.spawnFailed(executable: executable, errno: result) }
         self.pid = pid
+        // The child is not reaped before this (only `reap` does), so the pid is still its own.
+        exitDescriptor = EventPoll.pidfd(pid)
+        precondition(exitDescriptor >= 0, "pidfd_open(\(pid)): \(String(cString: strerror(errno))) (Linux ≥ 5.3 needed)")
         TestCleanup.register(pid, isServer: URL(fileURLWithPath: executable).lastPathComponent == "jackd")
     }
 
@@ -125,6 +130,7 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
             }
         }
         TestCleanup.unregister(pid)
+        close(exitDescriptor)
     }
 
     public var description: String { "\(URL(fileURLWithPath: executable).lastPathComponent)[\(pid)]" }
@@ -195,46 +201,54 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
     public func waitForLine(on stream: Stream = .either, timeout: Duration = .seconds(15),
                             describedAs what: String, where matches: (Substring) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
-        func find(_ sources: [String]) -> String? {
-            for source in sources {
-                if let line = source.split(separator: "\n").first(where: matches) { return String(line) }
-            }
-            return nil
-        }
+        // Woken by a write to either file (inotify) or by the exit (pidfd); each wake reads on
+        // from the last complete line looked at.
+        let watch = outputWatch()
+        var readers = (stream != .stderr ? [LineReader(path: stdoutPath)] : [])
+            + (stream != .stdout ? [LineReader(path: stderrPath)] : [])
         while true {
-            var sources: [String] = []
-            if stream != .stderr { sources.append(standardOutput) }
-            if stream != .stdout { sources.append(standardError) }
-            if let line = find(sources) { return line }
+            for i in readers.indices {
+                if let line = readers[i].first(where: matches) { return line }
+            }
             if let status = exitStatus {
                 // One last look: the line may have been written just before the exit.
-                if let line = find([standardOutput, standardError]) { return line }
+                for source in [standardOutput, standardError] {
+                    if let line = source.split(separator: "\n").first(where: matches) { return String(line) }
+                }
                 throw ChildProcessError.exitedEarly(
                     status: status, waitingFor: what, process: "\(self)", output: outputSummary())
             }
             if ContinuousClock.now >= deadline {
                 throw ChildProcessError.timedOut(what: what, process: "\(self)", output: outputSummary())
             }
-            // sleep: polls the output files for the line (to become an inotify wait; issue 34 item 7 open)
-            try await Task.sleep(for: .milliseconds(20))
+            try Task.checkCancellation()
+            _ = await EventPoll.wait([watch.descriptor, exitDescriptor], until: deadline)
+            watch.drain()
         }
     }
+
+    /// An event for waits on what the child writes: fires on each write to its stdout or stderr.
+    public func outputWatch() -> FileWatch { FileWatch([stdoutPath, stderrPath]) }
 
     /// Waits for the child to exit and returns its status; throws `timedOut` (leaving it running)
     /// when it does not exit in time.
     @discardableResult
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> ExitStatus {
         let deadline = ContinuousClock.now + timeout
-        var interval = Duration.milliseconds(2)
         while true {
             if let status = exitStatus { return status }
             if ContinuousClock.now >= deadline {
                 throw ChildProcessError.timedOut(what: "exit", process: "\(self)", output: outputSummary())
             }
-            // sleep: polls for the exit (to become a waitid/pidfd wait; issue 34 item 7 open)
-            try await Task.sleep(for: interval)
-            interval = min(interval * 2, .milliseconds(50))
+            try Task.checkCancellation()
+            _ = await EventPoll.wait([exitDescriptor], until: deadline)
         }
+    }
+
+    /// `waitForExit` blocking the calling thread (for code that cannot await): the status, or nil
+    /// when the child still runs after `timeout`.
+    public func waitForExitBlocking(timeout: Duration) -> ExitStatus? {
+        waitBlocking(timeout: timeout) ? exitStatus : nil
     }
 
     /// Sends `signal` (SIGTERM by default) and waits for the exit. If the child has not exited
@@ -277,10 +291,37 @@ public final class ChildProcess: Sendable, CustomStringConvertible {
         let deadline = ContinuousClock.now + timeout
         while !reap() {
             if ContinuousClock.now >= deadline { return false }
-            // sleep: deinit polls waitpid with a deadline (no timed waitpid; issue 34 item 7 open)
-            usleep(5_000)
+            _ = EventPoll.wait([exitDescriptor], until: deadline)  // readable once it has exited
         }
         return true
+    }
+}
+
+/// Reads a file a child is still writing from where it left off: each look starts at the first
+/// line not yet complete at the look before, so a wake costs what was written since.
+private struct LineReader {
+    let path: String
+    var offset: off_t = 0
+
+    /// The first line from `offset` on that `matches` (an unfinished last line too, as before);
+    /// otherwise moves `offset` past the complete lines read.
+    mutating func first(where matches: (Substring) -> Bool) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let at = offset + off_t(bytes.count)
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, at) }
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        if let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first(where: matches) {
+            return String(line)
+        }
+        if let newline = bytes.lastIndex(of: UInt8(ascii: "\n")) { offset += off_t(newline + 1) }
+        return nil
     }
 }
 

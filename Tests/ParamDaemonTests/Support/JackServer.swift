@@ -192,18 +192,25 @@ public final class JackServer: Sendable, CustomStringConvertible {
         try await JackServer.waitUntilAvailable(name: name, process: process, timeout: timeout)
     }
 
+    /// jackd listens on `/dev/shm/jack_NAME_UID_0` (JACK2's socket folder): a wake for each
+    /// entry made in /dev/shm (inotify) and for the exit (pidfd); `jack_lsp` asked only once the
+    /// socket is there. A `jack_lsp` that fails makes and removes its own entries there, which
+    /// wakes the wait again.
     private static func waitUntilAvailable(name: String, process: ChildProcess, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
+        let socket = "/dev/shm/jack_\(name)_\(getuid())_0"
+        let folder = FileWatch(["/dev/shm"])
         while true {
             if let status = process.exitStatus {
                 throw JackServerError(description: "jackd \(name) exited (\(status)) while starting\n\(process.outputSummary())")
             }
-            if await isAvailable(name: name) { return }
+            if FileManager.default.fileExists(atPath: socket), await isAvailable(name: name) { return }
             if ContinuousClock.now >= deadline {
                 throw JackServerError(description: "jackd \(name) did not answer within \(timeout)\n\(process.outputSummary())")
             }
-            // sleep: runs jack_lsp -s until jackd answers (no readiness event yet; issue 34 item 7 open)
-            try await Task.sleep(for: .milliseconds(50))
+            try Task.checkCancellation()
+            _ = await EventPoll.wait([folder.descriptor, process.exitDescriptor], until: deadline)
+            folder.drain()
         }
     }
 

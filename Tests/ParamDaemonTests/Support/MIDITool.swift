@@ -113,7 +113,7 @@ final class MIDITool: Sendable {
 
     /// Waits until what has been received (in order) satisfies `done`.
     func waitUntilReceived(timeout: Duration = .seconds(15), _ what: String, _ done: ([[UInt8]]) -> Bool) async throws {
-        try await waitUntil(what, timeout: timeout) { done(receivedBytes) }
+        try await waitUntil(what, timeout: timeout, on: [process.outputWatch()]) { done(receivedBytes) }
     }
 
     /// SIGTERM, then what it sent and received.

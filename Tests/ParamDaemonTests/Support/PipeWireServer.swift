@@ -50,18 +50,22 @@ final class PipeWireServer {
         let process = try ChildProcess("/usr/bin/pipewire", ["-c", config],
                                        environment: ["XDG_RUNTIME_DIR": runtime, "PIPEWIRE_RUNTIME_DIR": runtime], label: "pipewire")
         let server = PipeWireServer(process: process, runtimeDirectory: runtime, quantum: quantum)
+        // The socket appears once it listens (inotify on the folder), and a client's connection
+        // is taken once its modules are loaded: a settings query then proves it answers. Woken
+        // by each entry in the folder and by the exit (pidfd).
         let deadline = ContinuousClock.now + timeout
-        while true {  // the socket appears once it listens; a settings query proves it answers
+        let folder = FileWatch([runtime])
+        while true {
             if let status = process.exitStatus {
                 throw JackServerError(description: "pipewire exited (\(status)) while starting\n\(process.outputSummary())")
             }
             if FileManager.default.fileExists(atPath: "\(runtime)/\(remoteName)"), (try? await server.metadata([])) == true { return server }
-            guard ContinuousClock.now < deadline else {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else {
                 _ = try? await process.stop()
                 throw JackServerError(description: "pipewire did not answer within \(timeout)")
             }
-            // sleep: polls pipewire's socket and a settings query until it answers (issue 34 item 7 open)
-            try await Task.sleep(for: .milliseconds(50))
+            _ = await EventPoll.wait([folder.descriptor, process.exitDescriptor], until: deadline)
+            folder.drain()
         }
     }
 

@@ -73,7 +73,7 @@ public final class Staller: Sendable {
     public func stall(timeout: Duration = .seconds(10)) async throws -> StallReport {
         let before = reports.count
         process.signal(SIGUSR1)
-        try await waitUntil("stall \(before + 1) of \(name) is over", timeout: timeout) { reports.count > before }
+        try await waitUntil("stall \(before + 1) of \(name) is over", timeout: timeout, on: [process.outputWatch()]) { reports.count > before }
         return reports[before]
     }
 
@@ -107,7 +107,7 @@ final class MIDIConnector: Sendable {
     func connectAndSend(timeout: Duration = .seconds(10)) async throws -> (value: Int, frame: UInt32) {
         let before = sent.count
         process.signal(SIGUSR1)
-        try await waitUntil("midi-connect's send \(before + 1)", timeout: timeout) { sent.count > before }
+        try await waitUntil("midi-connect's send \(before + 1)", timeout: timeout, on: [process.outputWatch()]) { sent.count > before }
         return sent[before]
     }
 

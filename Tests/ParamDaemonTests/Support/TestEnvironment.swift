@@ -86,11 +86,8 @@ public enum TestCleanup {
                 TestLog.write("terminating \(orphan.pid) (\(orphan.command)), left behind by test process \(orphan.owner)")
                 kill(orphan.pid, SIGTERM)
             }
-            let deadline = ContinuousClock.now + .seconds(15)
-            while group.contains(where: { kill($0.pid, 0) == 0 }) && ContinuousClock.now < deadline {
-                // sleep: orphans are not our children: no waitpid, kill(pid, 0) polled (issue 34 item 7 open)
-                usleep(20_000)
-            }
+            // Not our children (no waitpid), but a pidfd polls readable when they exit.
+            waitForExits(group.map(\.pid), until: .now + .seconds(15))
             for orphan in group where kill(orphan.pid, 0) == 0 {
                 TestLog.write("\(orphan.pid) still running 15 s after SIGTERM; left alone")
             }
@@ -112,13 +109,8 @@ public enum TestCleanup {
         for servers in [false, true] {
             let pids = children.filter { $0.value == servers }.map(\.key)
             for pid in pids { kill(pid, SIGTERM) }
-            let deadline = ContinuousClock.now + .seconds(servers ? 30 : 15)
-            var remaining = Set(pids)
-            while !remaining.isEmpty && ContinuousClock.now < deadline {
-                remaining = remaining.filter { waitpid($0, nil, WNOHANG) == 0 }
-                // sleep: atexit, waitpid polled with a deadline (no timed waitpid; issue 34 item 7 open)
-                if !remaining.isEmpty { usleep(10_000) }
-            }
+            waitForExits(pids, until: .now + .seconds(servers ? 30 : 15))
+            let remaining = pids.filter { waitpid($0, nil, WNOHANG) == 0 }
             for pid in remaining {
                 TestLog.write("child \(pid) still running at exit after SIGTERM; its threads:\n\(ChildProcess.stacks(of: pid))\nsending SIGKILL")
                 kill(pid, SIGKILL)
@@ -129,24 +121,23 @@ public enum TestCleanup {
     }
 }
 
-private func terminateChildrenAtExit() {
-    TestCleanup.terminateAll()
-}
-
-/// Polls `condition` until it holds; throws `WaitError` with `description` after `timeout`.
-public func waitUntil(_ description: String, timeout: Duration = .seconds(10),
-                      interval: Duration = .milliseconds(20),
-                      _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(try await condition()) {
-        if ContinuousClock.now >= deadline { throw WaitError(what: description, timeout: timeout) }
-        // sleep: waitUntil, the generic polling helper (29 callers, each to get its event; issue 34 item 7 open)
-        try await Task.sleep(for: interval)
+extension TestCleanup {
+    /// Blocks until every one of `pids` has exited or `deadline` passes: one `poll` on a pidfd
+    /// each (there is no waitpid with a deadline), again after each exit, until none is left.
+    static func waitForExits(_ pids: [pid_t], until deadline: ContinuousClock.Instant) {
+        var open = pids.map { EventPoll.pidfd($0) }.filter { $0 >= 0 }  // -1: already gone
+        defer { open.forEach { close($0) } }
+        while !open.isEmpty && EventPoll.wait(open, until: deadline) {
+            let exited = open.filter { fd in
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                return poll(&entry, 1, 0) > 0
+            }
+            exited.forEach { close($0) }
+            open.removeAll { exited.contains($0) }
+        }
     }
 }
 
-public struct WaitError: Error, CustomStringConvertible {
-    public var what: String
-    public var timeout: Duration
-    public var description: String { "timed out after \(timeout) waiting until \(what)" }
+private func terminateChildrenAtExit() {
+    TestCleanup.terminateAll()
 }
