@@ -148,6 +148,7 @@ endif
 # The suites `make test` runs alone run alone here too (TSAN_ALONE, in its order): the
 # multi-host tests take two servers one at a time, and beside another two-server test in two
 # slots each can hold one and wait for the other for ever.
+# Every phase runs and the reports are read even when a phase's tests fail.
 # TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
@@ -162,22 +163,23 @@ tsan: deps $(ALLOC_SHIM)
 	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)/bin
 	ln -s "$$($(TSAN_BUILD) --show-bin-path)/paramd" $(TSAN_DIR)/bin/paramd
 	ln -s "$$($(SWIFT) build -c release --show-bin-path)/paramd-jacktool" $(TSAN_DIR)/bin/paramd-jacktool
-	@set -e; if [ '$(TSAN_FILTER)' = ParamDaemonTests ]; then \
+	@if [ '$(TSAN_FILTER)' = ParamDaemonTests ]; then \
 		phases="ParamDaemonTests;$(TSAN_ALONE)"; else phases='$(TSAN_FILTER)'; fi; \
-	IFS=';'; for phase in $$phases; do \
+	failed=''; IFS=';'; for phase in $$phases; do \
 		skip='$(TSAN_SKIP)'; servers=2; \
 		if [ "$$phase" = ParamDaemonTests ]; then skip="$$skip|$(subst ;,|,$(TSAN_ALONE))"; fi; \
 		if [ "$$phase" = InJackMetadata ]; then servers=1; fi; \
 		echo "== ThreadSanitizer phase: $$phase"; \
 		PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 		TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=$$servers \
-		$(SWIFT) test --skip-build --filter "$$phase" --skip "$$skip"; \
-	done
-	@notes=$$(grep -l "finished with ignores enabled" $(TSAN_DIR)/report.* 2>/dev/null | wc -l); \
+		$(SWIFT) test --skip-build --filter "$$phase" --skip "$$skip" || failed="$$failed [$$phase]"; \
+	done; \
+	notes=$$(grep -l "finished with ignores enabled" $(TSAN_DIR)/report.* 2>/dev/null | wc -l); \
 	echo "ThreadSanitizer: $$notes note(s) of libjack threads finishing with ignores enabled (not races)"; \
 	if grep -l "WARNING: ThreadSanitizer" $(TSAN_DIR)/report.* >/dev/null 2>&1; then \
 		echo "ThreadSanitizer reports:"; grep -l "WARNING: ThreadSanitizer" $(TSAN_DIR)/report.* | xargs cat; exit 1; \
-	else echo "ThreadSanitizer: no data race or other warning in any report"; fi
+	else echo "ThreadSanitizer: no data race or other warning in any report"; fi; \
+	if [ -n "$$failed" ]; then echo "tests failed under ThreadSanitizer in phase(s)$$failed"; exit 1; fi
 
 # The fuzzer is ParamCore's sources and Fuzz/PacketFuzzer.swift compiled as one module with
 # libFuzzer and AddressSanitizer (whole-module, as Package.swift compiles ParamCore, so the
