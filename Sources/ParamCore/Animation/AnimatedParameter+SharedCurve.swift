@@ -4,6 +4,21 @@
 /// so it sounds what it would alone: to the bit in the linear domain, within 1 ulp of e^x in the
 /// log and dB domains (`ExpTable`).
 extension AnimatedParameter {
+    /// Realtime-safe. The frames of a recall member whose shared curve is still its own, from
+    /// the renderer's one evaluation; false when it is not (the member evaluates its curve).
+    /// Once a chunk, out of line: inlined, it grew `render` past the optimizer's size limit and
+    /// the per-frame curve evaluation there stopped being inlined (+40 % on `Curve: linear`).
+    @_noLocks @inline(never)
+    mutating func renderSharedMember(into out: UnsafeMutablePointer<Double>, first: UInt64, frames: Int,
+                                     shared: SharedCurves) -> Bool {
+        let layer = self.layer(0).pointee
+        guard let eased = shared.eased(Int(layer.sharedCurve), sharers: .recall(RecallGroup(layer.group)),
+                                       startFrame: layer.startFrame, first: first, frames: frames) else { return false }
+        renderMember(into: out, eased: eased, from: layer.fromEncoded, delta: layer.deltaEncoded, end: layer.target,
+                     domain: layer.domain, frames: frames, exp: shared.exp)
+        return true
+    }
+
     /// Realtime-safe. Frames `0 ..< frames` of `out` from `eased` (NaN: the progress reached 1,
     /// the layer's target sounds). One loop for linear, one for log and dB (a constant scale), so
     /// nothing is switched on per frame; those decode with `ExpTable` (within 1 ulp of

@@ -228,9 +228,7 @@ public struct AnimatedParameter: @unchecked Sendable {
             return renderLinearRamp(into: out, frames: frames, within: within, passFrames: passFrames)
         }
         if layer.sharedCurve >= 0, let shared,
-           let eased = shared.eased(Int(layer.sharedCurve), sharers: .recall(RecallGroup(layer.group)), startFrame: layer.startFrame, first: first, frames: frames) {
-            renderMember(into: out, eased: eased, from: layer.fromEncoded, delta: layer.deltaEncoded, end: layer.target,
-                         domain: layer.domain, frames: frames, exp: shared.exp)
+           renderSharedMember(into: out, first: first, frames: frames, shared: shared) {
             return frames
         }
         while i < frames {
