@@ -212,7 +212,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// so the same values to the bit, with less around it: the pass and the position within
     /// it are counted up frame by frame instead of divided out of the offset, and nothing
     /// checks for an end that cannot come within these frames.
-    @_noLocks @inline(__always)
+    @_noLocks @inline(never)
     mutating func renderOnlyLayer(into out: UnsafeMutablePointer<Double>, first: UInt64, count: Int,
                                   shared: SharedCurves?) -> Int {
         var layer = self.layer(0).pointee
