@@ -15,6 +15,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(help: "Ports to connect, comma-separated (or repeat the option).")
     var connect: [String] = []
+
+    /// `--connect`'s ports (`splitPorts`), for a command that needs at least one.
+    func requiredPorts() throws -> [String] {
+        let ports = splitPorts(connect)
+        guard !ports.isEmpty else { throw ValidationError("--connect needs at least one port") }
+        return ports
+    }
 }
 
 extension JackTool {
@@ -37,8 +44,7 @@ extension JackTool {
         }
 
         func run() throws {
-            let targets = splitPorts(options.connect)
-            guard !targets.isEmpty else { throw ValidationError("--connect needs at least one port") }
+            let targets = try options.requiredPorts()
             try exitWith {
                 try runFeed(server: options.server, name: name, targets: targets,
                         value: value, misbehave: misbehaveAllocate, overrunEvery: overrunEvery)
@@ -70,8 +76,7 @@ extension JackTool {
         }
 
         func run() throws {
-            let sources = splitPorts(options.connect)
-            guard !sources.isEmpty else { throw ValidationError("--connect needs at least one port") }
+            let sources = try options.requiredPorts()
             try exitWith {
                 try runRecord(server: options.server, name: name, sources: sources,
                           output: output, seconds: seconds, exitWhenFull: exitWhenFull)

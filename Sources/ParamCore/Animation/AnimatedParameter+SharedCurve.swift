@@ -34,8 +34,7 @@ extension AnimatedParameter {
             while i < frames {
                 let e = eased[i]
                 let v = e.isNaN ? end : from + delta * e
-                let sum = base + (v - end)
-                out[i] = sum >= high ? high : (sum >= low ? sum : low)
+                out[i] = RangeClamp.one(base + (v - end), low, high)
                 i &+= 1
             }
         case .log, .db:
@@ -46,19 +45,14 @@ extension AnimatedParameter {
                 if i &+ 8 <= frames {
                     let x = (from + delta * UnsafeRawPointer(eased + i).loadUnaligned(as: SIMD8<Double>.self)) * scale
                     if ExpTable.inline8(x) {
-                        let sum = base + (exp.exp8(x) - end)
-                        var clamped = SIMD8(repeating: low)
-                        clamped.replace(with: sum, where: sum .>= low)
-                        clamped.replace(with: high, where: sum .>= high)
-                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD8<Double>.self)
+                        RangeClamp.store8(base + (exp.exp8(x) - end), low, high, to: out + i)
                         i &+= 8
                         continue
                     }
                 }
                 let e = eased[i]
                 let v = e.isNaN ? end : exp.exp((from + delta * e) * scale)
-                let sum = base + (v - end)
-                out[i] = sum >= high ? high : (sum >= low ? sum : low)
+                out[i] = RangeClamp.one(base + (v - end), low, high)
                 i &+= 1
             }
         }

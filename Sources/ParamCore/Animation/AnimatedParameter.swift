@@ -335,7 +335,7 @@ public struct AnimatedParameter: @unchecked Sendable {
             let p = Double(within) * inverse
             let eased = p >= 1 ? end : from + delta * p
             let sum = base + (eased - end)
-            v = sum >= high ? high : (sum >= low ? sum : low)
+            v = RangeClamp.one(sum, low, high)
             out[i] = v
             within &+= 1
             if within == passFrames { within = 0 }

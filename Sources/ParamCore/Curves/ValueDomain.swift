@@ -1,7 +1,7 @@
 /// The space an interpolation runs in (SPEC §3). The engine interpolates
 /// `decode(encode(from) + (encode(to) − encode(from)) · eased)` and lands exactly on the
 /// target itself at progress 1.
-public enum ValueDomain: UInt8, Sendable, BitwiseCopyable, CaseIterable {
+public enum ValueDomain: UInt8, Sendable, BitwiseCopyable, NamedCases {
     /// The value itself.
     case linear
     /// Equal ratios per unit of progress: encode = ln v. Values ≤ `logFloor` (including 0 and
@@ -46,17 +46,7 @@ public enum ValueDomain: UInt8, Sendable, BitwiseCopyable, CaseIterable {
         }
     }
 
-    /// Control thread. `linear`, `log` or `db`.
-    public init?(name: String) {
-        switch name {
-        case "linear": self = .linear
-        case "log": self = .log
-        case "db": self = .db
-        default: return nil
-        }
-    }
-
-    /// The name `init(name:)` reads.
+    /// `linear`, `log` or `db`, the name `init(name:)` reads (`NamedCases`).
     public var name: String {
         switch self {
         case .linear: return "linear"

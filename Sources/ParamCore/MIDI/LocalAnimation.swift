@@ -5,10 +5,4 @@ public struct LocalAnimation: Sendable, BitwiseCopyable {
     public var parameter: ParameterID
     public var spec: AnimationSpec
     public var offset: Int
-
-    public init(parameter: ParameterID, spec: AnimationSpec, offset: Int) {
-        self.parameter = parameter
-        self.spec = spec
-        self.offset = offset
-    }
 }

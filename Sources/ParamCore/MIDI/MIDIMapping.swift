@@ -1,5 +1,5 @@
 /// What a MIDI mapping listens to (SPEC §10).
-public enum MIDIKind: UInt8, Sendable, BitwiseCopyable, CaseIterable {
+public enum MIDIKind: UInt8, Sendable, BitwiseCopyable, NamedCases {
     /// A 7-bit control change: position v/127.
     case cc
     /// A 14-bit pair of control changes, MSB and LSB controller: position v/16383.
@@ -14,7 +14,7 @@ public enum MIDIKind: UInt8, Sendable, BitwiseCopyable, CaseIterable {
     /// `/note`), in the log domain.
     case noteFrequency
 
-    /// The name used in the config file, OSC and the state file.
+    /// The name used in the config file, OSC and the state file (`init(name:)`: `NamedCases`).
     public var name: String {
         switch self {
         case .cc: "cc"
@@ -24,11 +24,6 @@ public enum MIDIKind: UInt8, Sendable, BitwiseCopyable, CaseIterable {
         case .noteVelocity: "note-velocity"
         case .noteFrequency: "note"
         }
-    }
-
-    public init?(name: String) {
-        guard let k = Self.allCases.first(where: { $0.name == name }) else { return nil }
-        self = k
     }
 
     /// The largest raw value: 127 for 7-bit kinds, 16383 for 14-bit ones.

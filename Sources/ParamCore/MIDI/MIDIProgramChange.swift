@@ -5,9 +5,4 @@ public struct MIDIProgramChange: Sendable, BitwiseCopyable, Equatable {
     public var channel: UInt8
     /// 0…127.
     public var program: UInt8
-
-    public init(channel: UInt8, program: UInt8) {
-        self.channel = channel
-        self.program = program
-    }
 }

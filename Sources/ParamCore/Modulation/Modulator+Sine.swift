@@ -26,10 +26,10 @@ extension Modulator {
         let (c4, s4) = (cDouble * cDouble - sDouble * sDouble, 2 * sDouble * cDouble)
         var i = 0
         while i &+ 4 <= count {
-            values[i] = Self.clamped(values[i] + (scaled * lane0s + shifted), low, high)
-            values[i &+ 1] = Self.clamped(values[i &+ 1] + (scaled * s1 + shifted), low, high)
-            values[i &+ 2] = Self.clamped(values[i &+ 2] + (scaled * s2 + shifted), low, high)
-            values[i &+ 3] = Self.clamped(values[i &+ 3] + (scaled * s3 + shifted), low, high)
+            values[i] = RangeClamp.one(values[i] + (scaled * lane0s + shifted), low, high)
+            values[i &+ 1] = RangeClamp.one(values[i &+ 1] + (scaled * s1 + shifted), low, high)
+            values[i &+ 2] = RangeClamp.one(values[i &+ 2] + (scaled * s2 + shifted), low, high)
+            values[i &+ 3] = RangeClamp.one(values[i &+ 3] + (scaled * s3 + shifted), low, high)
             (lane0c, lane0s) = (lane0c * c4 - lane0s * s4, lane0s * c4 + lane0c * s4)
             (c1, s1) = (c1 * c4 - s1 * s4, s1 * c4 + c1 * s4)
             (c2, s2) = (c2 * c4 - s2 * s4, s2 * c4 + c2 * s4)
@@ -37,16 +37,10 @@ extension Modulator {
             i &+= 4
         }
         // The last frames (count not a multiple of 4): lanes 0, 1, 2 hold them.
-        if i < count { values[i] = Self.clamped(values[i] + (scaled * lane0s + shifted), low, high) }
-        if i &+ 1 < count { values[i &+ 1] = Self.clamped(values[i &+ 1] + (scaled * s1 + shifted), low, high) }
-        if i &+ 2 < count { values[i &+ 2] = Self.clamped(values[i &+ 2] + (scaled * s2 + shifted), low, high) }
+        if i < count { values[i] = RangeClamp.one(values[i] + (scaled * lane0s + shifted), low, high) }
+        if i &+ 1 < count { values[i &+ 1] = RangeClamp.one(values[i &+ 1] + (scaled * s1 + shifted), low, high) }
+        if i &+ 2 < count { values[i &+ 2] = RangeClamp.one(values[i &+ 2] + (scaled * s2 + shifted), low, high) }
         advance(frames: count, increment: increment)
-    }
-
-    /// Realtime-safe. `ModulationLayer.clamp` with the range in registers.
-    @_noLocks @inline(__always)
-    static func clamped(_ v: Double, _ low: Double, _ high: Double) -> Double {
-        v >= high ? high : (v >= low ? v : low)
     }
 
     /// Realtime-safe. Moves the phase on by `frames` increments at once (the cycle by the

@@ -3,19 +3,14 @@
 /// saw), so `phase` means the same for each: sine is sin 2πφ, triangle and saw reach +1 at a
 /// quarter and a half cycle, square is +1 for the first half. `random` and `sh` take one value
 /// a cycle from the modulator's seeded generator (`ModulatorRandom`). docs/MODULATORS.md.
-public enum ModulatorShape: UInt8, Sendable, BitwiseCopyable, CaseIterable {
+public enum ModulatorShape: UInt8, Sendable, BitwiseCopyable, NamedCases {
     case sine, triangle, saw, square
     /// A smooth random curve: one new point a cycle, cosine-interpolated from the last.
     case random
     /// Sample-and-hold: a new random value held for each cycle.
     case sh
 
-    /// Control thread. The shape named `name` as SPEC §15 spells it.
-    public init?(name: String) {
-        guard let shape = Self.allCases.first(where: { $0.name == name }) else { return nil }
-        self = shape
-    }
-
+    /// The name SPEC §15 spells the shape with (`init(name:)`: `NamedCases`).
     public var name: String {
         switch self {
         case .sine: return "sine"
@@ -33,15 +28,10 @@ public enum ModulatorShape: UInt8, Sendable, BitwiseCopyable, CaseIterable {
 
 /// Which part of −1…1 the wave covers: `bi` all of it, `up` 0…1, `down` −1…0. The wave w is
 /// mapped to `scale·w + shift`.
-public enum ModulatorPolarity: UInt8, Sendable, BitwiseCopyable, CaseIterable {
+public enum ModulatorPolarity: UInt8, Sendable, BitwiseCopyable, NamedCases {
     case bi, up, down
 
-    /// Control thread. `bi`, `up` or `down`.
-    public init?(name: String) {
-        guard let polarity = Self.allCases.first(where: { $0.name == name }) else { return nil }
-        self = polarity
-    }
-
+    /// `bi`, `up` or `down` (`init(name:)`: `NamedCases`).
     public var name: String {
         switch self {
         case .bi: return "bi"

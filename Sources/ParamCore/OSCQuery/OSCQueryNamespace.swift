@@ -47,10 +47,6 @@ public struct OSCQueryNamespace: Sendable {
     public struct Response: Sendable {
         public var status: Int
         public var body: String
-        public init(status: Int, body: String) {
-            self.status = status
-            self.body = body
-        }
     }
 
     public let root: Node

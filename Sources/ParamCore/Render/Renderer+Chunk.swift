@@ -88,12 +88,12 @@ extension Renderer {
         let signal = signalPath
         guard self.signal.fusesLinearRamps, slots.declaredCount == 0, cv == nil, let in1, let in2, signal.anyMoving,
               params[ParameterID.morph.index].layerCount == 0, morph.count == 0, modulators.active.isEmpty,
-              signal.tone.layerCount != 0 || signal.tone.value != 0,
-              let volume = signal.volume.linearSpan(first: first, count: count),
-              let tone = signal.tone.linearSpan(first: first, count: count),
-              let frequency = signal.frequency.linearSpan(first: first, count: count),
-              let pan = signal.pan.linearSpan(first: first, count: count),
-              let input = signal.input.linearSpan(first: first, count: count) else { return false }
+              signal[.tone].layerCount != 0 || signal[.tone].value != 0,
+              let volume = signal[.volume].linearSpan(first: first, count: count),
+              let tone = signal[.tone].linearSpan(first: first, count: count),
+              let frequency = signal[.frequency].linearSpan(first: first, count: count),
+              let pan = signal[.pan].linearSpan(first: first, count: count),
+              let input = signal[.input].linearSpan(first: first, count: count) else { return false }
         self.signal.renderFused(count: count, volume: volume, tone: tone, frequency: frequency, pan: pan, input: input,
                                 signal: signal, sampleRate: sampleRate, in1: in1, in2: in2, out1: out1, out2: out2)
         return true

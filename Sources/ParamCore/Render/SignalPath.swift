@@ -6,30 +6,16 @@ struct SignalPathParameters {
 
     @inline(__always) init(_ slots: UnsafeMutablePointer<AnimatedParameter>) { self.slots = slots }
 
-    var volume: AnimatedParameter {
-        @inline(__always) unsafeAddress { UnsafePointer(slots) }
-        @inline(__always) nonmutating unsafeMutableAddress { slots }
-    }
-    var tone: AnimatedParameter {
-        @inline(__always) unsafeAddress { UnsafePointer(slots + 1) }
-        @inline(__always) nonmutating unsafeMutableAddress { slots + 1 }
-    }
-    var frequency: AnimatedParameter {
-        @inline(__always) unsafeAddress { UnsafePointer(slots + 2) }
-        @inline(__always) nonmutating unsafeMutableAddress { slots + 2 }
-    }
-    var pan: AnimatedParameter {
-        @inline(__always) unsafeAddress { UnsafePointer(slots + 3) }
-        @inline(__always) nonmutating unsafeMutableAddress { slots + 3 }
-    }
-    var input: AnimatedParameter {
-        @inline(__always) unsafeAddress { UnsafePointer(slots + 4) }
-        @inline(__always) nonmutating unsafeMutableAddress { slots + 4 }
+    /// Realtime-safe. One of the five by its id (`.volume` … `.input`, slots 0…4), in place.
+    subscript(_ p: ParameterID) -> AnimatedParameter {
+        @inline(__always) unsafeAddress { UnsafePointer(slots + p.index) }
+        @inline(__always) nonmutating unsafeMutableAddress { slots + p.index }
     }
 
     /// Realtime-safe. Whether any of the five has an animation.
     @inline(__always) var anyMoving: Bool {
-        volume.layerCount | tone.layerCount | frequency.layerCount | pan.layerCount | input.layerCount != 0
+        self[.volume].layerCount | self[.tone].layerCount | self[.frequency].layerCount | self[.pan].layerCount
+            | self[.input].layerCount != 0
     }
 }
 
@@ -88,11 +74,11 @@ struct SteadySignal {
     let volume: Double, tone: Double, frequency: Double, pan: Double, input: Double
 
     @inline(__always) init(_ signal: SignalPathParameters) {
-        volume = signal.volume.value
-        tone = signal.tone.value
-        frequency = signal.frequency.value
-        pan = signal.pan.value
-        input = signal.input.value
+        volume = signal[.volume].value
+        tone = signal[.tone].value
+        frequency = signal[.frequency].value
+        pan = signal[.pan].value
+        input = signal[.input].value
     }
 }
 
@@ -198,9 +184,9 @@ struct SignalPath {
                               out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>) {
         let twoPi = 2 * Double.pi
         let radiansPerHz = twoPi / sampleRate
-        let panMoves = signal.pan.layerCount > 0
+        let panMoves = signal[.pan].layerCount > 0
         var left = 0.0, right = 0.0
-        if !panMoves { (left, right) = SignalMath.cosSinOfQuarter((signal.pan.value + 1) * Double.pi / 4) }
+        if !panMoves { (left, right) = SignalMath.cosSinOfQuarter((signal[.pan].value + 1) * Double.pi / 4) }
         var phase = self.phase
         var k = 0.0
         for i in 0..<count {
@@ -218,10 +204,10 @@ struct SignalPath {
         }
         self.phase = phase
         fusedChunks &+= 1
-        signal.volume.finish(volume, count: count)
-        signal.tone.finish(tone, count: count)
-        signal.frequency.finish(frequency, count: count)
-        signal.pan.finish(pan, count: count)
-        signal.input.finish(input, count: count)
+        signal[.volume].finish(volume, count: count)
+        signal[.tone].finish(tone, count: count)
+        signal[.frequency].finish(frequency, count: count)
+        signal[.pan].finish(pan, count: count)
+        signal[.input].finish(input, count: count)
     }
 }

@@ -143,7 +143,7 @@ struct MorphBindings {
         case .linear:
             while i < count {
                 let v = from + delta * morphValues[i]
-                out[i] = v >= high ? high : (v >= low ? v : low)
+                out[i] = RangeClamp.one(v, low, high)
                 i &+= 1
             }
         case .log, .db:
@@ -153,17 +153,13 @@ struct MorphBindings {
                 if i &+ 8 <= count {
                     let x = (from + delta * UnsafeRawPointer(morphValues + i).loadUnaligned(as: SIMD8<Double>.self)) * scale
                     if ExpTable.inline8(x) {
-                        let v = exp.exp8(x)
-                        var clamped = SIMD8(repeating: low)
-                        clamped.replace(with: v, where: v .>= low)
-                        clamped.replace(with: high, where: v .>= high)
-                        UnsafeMutableRawPointer(out + i).storeBytes(of: clamped, as: SIMD8<Double>.self)
+                        RangeClamp.store8(exp.exp8(x), low, high, to: out + i)
                         i &+= 8
                         continue
                     }
                 }
                 let v = exp.exp((from + delta * morphValues[i]) * scale)
-                out[i] = v >= high ? high : (v >= low ? v : low)
+                out[i] = RangeClamp.one(v, low, high)
                 i &+= 1
             }
         }

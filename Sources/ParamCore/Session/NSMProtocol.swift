@@ -123,12 +123,6 @@ public struct NSMOpenRequest: Equatable, Sendable {
     public var displayName: String
     /// The JACK client name to take (the application name and a unique id, `paramd.nABCD`).
     public var clientID: String
-
-    public init(path: String, displayName: String, clientID: String) {
-        self.path = path
-        self.displayName = displayName
-        self.clientID = clientID
-    }
 }
 
 /// The protocol as paramd plays it. Feed it what arrives (`receive`) and what the daemon did

@@ -25,6 +25,13 @@ struct ParameterConfig: Equatable, Sendable {
     /// What a built-in's table takes, and what a declared parameter's does.
     static let builtInKeys = ["initial", "duration", "curve", "cv", "cv-scale", "send", "mod"]
     static let keys = ["min", "max", "initial", "unit", "domain", "duration", "curve", "cv", "cv-scale", "send", "mod"]
+
+    /// `duration` and `curve`, each SPEC §3's standard where not written.
+    var defaultAction: DefaultAction {
+        DefaultAction(seconds: seconds ?? DefaultAction.standard.seconds, curve: curve ?? DefaultAction.standard.curve)
+    }
+    /// The CV port's scaling when `cv = true` (`cv-scale`, `value` where not written); nil: no port.
+    var cvPort: CVScale? { (cv ?? false) ? (cvScale ?? .value) : nil }
 }
 
 extension TOMLReader {
@@ -50,9 +57,7 @@ extension TOMLReader {
             case "unit":
                 config.unit = try string(k, value)
             case "domain":
-                let text = try string(k, value)
-                guard let d = ValueDomain(name: text) else { throw error(k, "must be linear, log or db (got '\(text)')") }
-                config.domain = d
+                config.domain = try named(k, value, ValueDomain.init(name:), mustBe: "must be linear, log or db")
             case "duration":
                 let s = try number(k, value)
                 guard s.isFinite, s >= 0, s <= Controller.maximumSeconds else {
@@ -69,9 +74,7 @@ extension TOMLReader {
             case "cv":
                 config.cv = try bool(k, value)
             case "cv-scale":
-                let text = try string(k, value)
-                guard let scale = CVScale(rawValue: text) else { throw error(k, "must be \"value\" or \"unit\" (got '\(text)')") }
-                config.cvScale = scale
+                config.cvScale = try named(k, value, CVScale.init(rawValue:), mustBe: "must be \"value\" or \"unit\"")
             case "send":
                 if let table = value.table {
                     config.sends = [try send(k, table)]
@@ -172,9 +175,8 @@ extension TOMLReader {
             if let p = registry.id(named: name), p.isBuiltIn {
                 registry.configureBuiltIn(p) { spec in
                     if let v = c.initial { spec.initial = v }
-                    spec.defaultAction = DefaultAction(seconds: c.seconds ?? DefaultAction.standard.seconds,
-                                                       curve: c.curve ?? DefaultAction.standard.curve)
-                    spec.cv = (c.cv ?? false) ? (c.cvScale ?? .value) : nil
+                    spec.defaultAction = c.defaultAction
+                    spec.cv = c.cvPort
                     spec.sends = c.sends
                 }
                 if let (key, message) = registry[p].problem() { throw fail(key, message) }
@@ -185,10 +187,7 @@ extension TOMLReader {
             guard let maximum = c.maximum else { throw fail("max", "a declared parameter needs min and max") }
             let spec = ParameterSpec(
                 name: name, minimum: minimum, maximum: maximum, initial: c.initial, unit: c.unit ?? "",
-                domain: c.domain ?? .linear,
-                defaultAction: DefaultAction(seconds: c.seconds ?? DefaultAction.standard.seconds,
-                                             curve: c.curve ?? DefaultAction.standard.curve),
-                cv: (c.cv ?? false) ? (c.cvScale ?? .value) : nil, sends: c.sends)
+                domain: c.domain ?? .linear, defaultAction: c.defaultAction, cv: c.cvPort, sends: c.sends)
             if let (key, message) = spec.problem() { throw fail(key, message) }
             guard registry.declaredCount < ParameterRegistry.maximumDeclared else {
                 throw fail(nil, "at most \(ParameterRegistry.maximumDeclared) declared parameters; this is one more")

@@ -43,6 +43,14 @@ struct TOMLReader {
         throw error(key, "must be true or false (got \(typeName(value)))")
     }
 
+    /// A string that names one of a set (`ValueDomain(name:)`, `CVScale(rawValue:)`); any
+    /// other is an error that says what it `mustBe`.
+    func named<T>(_ key: [String], _ value: TOMLValueConvertible, _ make: (String) -> T?, mustBe: String) throws(ConfigError) -> T {
+        let text = try string(key, value)
+        guard let found = make(text) else { throw error(key, "\(mustBe) (got '\(text)')") }
+        return found
+    }
+
     /// A string or an array of strings.
     /// JACK port names: one string, split at commas as on the command line, or an array of
     /// whole names (which may then hold commas). Empty: none.
