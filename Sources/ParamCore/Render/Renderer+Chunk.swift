@@ -5,8 +5,9 @@
 /// touches next to no memory.
 extension Renderer {
     /// Realtime-safe. Frames `first ..< first + count` (at most `restingSpan`; `chunkFrames`
-    /// while anything moves). Inputs without a buffer are silence.
-    @_noLocks
+    /// while anything moves). Inputs without a buffer are silence. Out of line (a call a
+    /// chunk): the period's named function in profiles and in `audio-path.order`.
+    @_noLocks @inline(never)
     mutating func renderChunk(first: UInt64, count: Int,
                               in1: UnsafePointer<Float>?, in2: UnsafePointer<Float>?,
                               out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
