@@ -35,6 +35,12 @@ struct ParamdProcess {
         return ParamdProcess(process: process, port: port, name: name)
     }
 
+    /// `start` on the server of the enclosing `.jackServer` trait (`JackServer.required()`).
+    static func start(name: String = "paramd", arguments: [String] = [],
+                      environment: [String: String] = [:]) async throws -> ParamdProcess {
+        try await start(server: JackServer.required(), name: name, arguments: arguments, environment: environment)
+    }
+
     /// SIGTERM and wait; paramd exits 0 on SIGTERM.
     @discardableResult
     func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM) }

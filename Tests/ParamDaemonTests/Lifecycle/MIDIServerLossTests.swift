@@ -2,10 +2,6 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// (Named …ServerLossTests so `make tsan` skips it with the other server-loss suites.)
 /// SPEC §5 and §10: when the JACK server comes back, midi_in and midi_out are registered again,
 /// and a MIDI move is a target the control side adopts (`/volume/target`, the state file) even

@@ -2,10 +2,6 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SPEC §5 and §15: a modulator set before the JACK server goes away sounds again, exactly, in
 /// the renderer made when the server comes back, at the depth it had; and again from the state
 /// file when paramd itself is started anew.
