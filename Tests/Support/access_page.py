@@ -13,15 +13,13 @@ sends that target. Writes what it saw as JSON; the test reads the sound over JAC
 """
 import argparse
 import json
-import os
 import sys
 
-from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from control_page_browser import browser, click_at
 
 READ = """
 const s = document.getElementById('slider-volume');
@@ -30,19 +28,6 @@ return {connection: c ? c.dataset.state : null,
         value: s && s.dataset.value !== undefined ? Number(s.dataset.value) : null,
         target: s && s.dataset.target !== undefined ? Number(s.dataset.target) : null};
 """
-
-
-def browser(width, height):
-    options = webdriver.ChromeOptions()
-    binary = os.environ.get("PARAMD_CHROMIUM", "/usr/bin/chromium")
-    if os.path.exists(binary):
-        options.binary_location = binary
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                 "--force-device-scale-factor=1", "--hide-scrollbars", f"--window-size={width},{height}"):
-        options.add_argument(flag)
-    driver_path = os.environ.get("PARAMD_CHROMEDRIVER", "/usr/bin/chromedriver")
-    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
 
 
 def wait(driver, predicate, timeout=20.0):
@@ -78,13 +63,7 @@ def main():
         result["with"] = {"url": driver.current_url, "title": driver.title, "live": live,
                           "cookie_visible": "paramd_token" in driver.execute_script("return document.cookie")}
         slider = driver.find_element(By.ID, "slider-volume")
-        left, top, width, height = driver.execute_script(
-            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
-        actions = ActionBuilder(driver)
-        actions.pointer_action.move_to_location(round(left + args.fraction * width), round(top + height / 2))
-        actions.pointer_action.pointer_down()
-        actions.pointer_action.pointer_up()
-        actions.perform()
+        click_at(driver, slider, args.fraction)
         after = wait(driver, lambda r: r["target"] is not None and abs(r["target"] - args.fraction) < 0.02
                      and r["value"] is not None and abs(r["value"] - r["target"]) < 1e-6)
         result["after"] = after

@@ -52,7 +52,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from control_page_browser import READ_THUMB, SAMPLER, TOASTS, OVERFLOW, browser, jack_clock, next_frames, say, script, set_viewport, wait_live, wait_until
+from control_page_browser import READ_THUMB, SAMPLER, TOASTS, OVERFLOW, calibrate, click_at, jack_clock, next_frames, run, say, script, set_viewport, wait_live, wait_until
 from control_page_scenes import morph, recall, scenes
 
 
@@ -81,14 +81,8 @@ def glide(driver, args):
     # The page also samples its own thumb every 4 ms (setInterval; the geometry again), stamped
     # with performance.now(), set on JACK's clock by the narrowest of 20 bracketed readings of
     # performance.now(): dense readings without a WebDriver round trip each.
-    calibrations = []
-    for _ in range(20):
-        t0 = jack_clock()
-        now = driver.execute_script("return performance.now()")
-        t1 = jack_clock()
-        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
-    width, offset = min(calibrations)
-    result["calibration"] = {"offset": offset, "error": width / 2}
+    offset, error = calibrate(driver)
+    result["calibration"] = {"offset": offset, "error": error}
     driver.execute_script(SAMPLER, "volume")
     for _ in range(5):
         read()
@@ -103,7 +97,7 @@ def glide(driver, args):
     while time.monotonic() < end:
         read()
     result["readings"] = readings
-    result["samples"] = [{"t0": x["t"] / 1000 + offset - width / 2, "t1": x["t"] / 1000 + offset + width / 2,
+    result["samples"] = [{"t0": x["t"] / 1000 + offset - error, "t1": x["t"] / 1000 + offset + error,
                           "u": x["u"], "value": x["value"]}
                          for x in driver.execute_script("clearInterval(window.__sampler); return window.__samples")]
     result["after"] = driver.execute_script(READ_THUMB, "volume")
@@ -215,13 +209,7 @@ def marker(driver, args):
     before = wait_live(driver, "frequency")
     before["text"] = driver.execute_script(
         "return document.querySelector('[data-param=frequency] [data-role=target]').textContent")
-    calibrations = []
-    for _ in range(20):
-        t0 = time.monotonic()
-        now = driver.execute_script("return performance.now()")
-        t1 = time.monotonic()
-        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
-    width, offset = min(calibrations)
+    offset, error = calibrate(driver, time.monotonic)
     driver.execute_script(MARKER_WATCH, "frequency")
     sent = time.monotonic()
     subprocess.run(["oscsend", "localhost", str(args.osc_port), "/frequency", "ffs", "880", "3", "easeInOutCubic"], check=True)
@@ -229,7 +217,7 @@ def marker(driver, args):
     if moved is not None:
         moved["seconds"] = moved["t"] / 1000 + offset - sent
     param = next(p for p in driver.execute_script("return window.paramd.parameters()") if p["name"] == "frequency")
-    return {"before": before, "moved": moved, "calibrationError": width / 2, "parameter": param}
+    return {"before": before, "moved": moved, "calibrationError": error, "parameter": param}
 
 
 def showcase(driver, args):
@@ -239,14 +227,7 @@ def showcase(driver, args):
     wait_live(driver, "volume")
 
     def press(name, fraction):
-        slider = driver.find_element(By.ID, "slider-" + name)
-        left, top, width, height = driver.execute_script(
-            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
-        actions = ActionBuilder(driver)
-        actions.pointer_action.move_to_location(round(left + fraction * width), round(top + height / 2))
-        actions.pointer_action.pointer_down()
-        actions.pointer_action.pointer_up()
-        actions.perform()
+        click_at(driver, driver.find_element(By.ID, "slider-" + name), fraction)
 
     press("volume", 0.8)
     press("tone", 0.5)
@@ -353,21 +334,8 @@ def main():
     parser.add_argument("--watch", default="volume", help="for `recall`: parameters whose thumbs are read")
     parser.add_argument("--reference", help="curves.csv (curve,progress,value), for `curves`")
     args = parser.parse_args()
-    driver = browser(900, 1100)
-    try:
-        result = {"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase,
-                  "curves": curves, "touch": touch, "marker": marker, "scenes": scenes, "recall": recall, "morph": morph}[args.scenario](driver, args)
-        logs = []
-        try:
-            logs = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
-        except Exception:  # not every driver keeps the console log
-            pass
-        result["console"] = logs
-    finally:
-        driver.quit()
-    with open(args.out, "w") as f:
-        json.dump(result, f)
-    say("done")
+    run({"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase, "curves": curves,
+         "touch": touch, "marker": marker, "scenes": scenes, "recall": recall, "morph": morph}, args)
 
 
 if __name__ == "__main__":

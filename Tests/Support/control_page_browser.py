@@ -1,12 +1,14 @@
 """The browser and the readings every control-page scenario shares (control_page.py,
 control_page_scenes.py, control_page_time.py): headless Chromium, the thumb as the user
 sees it, the notes shown, the page's overflow."""
+import json
 import os
 import time
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.support.ui import WebDriverWait
 
 # The thumb's centre as a fraction of the track, from the geometry the user sees (not from a
@@ -65,6 +67,47 @@ def browser(width, height):
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     driver.set_script_timeout(10)
     return driver
+
+
+def calibrate(driver, clock=jack_clock):
+    """`clock` − performance.now()/1000 and its error (± half the bracket), from the narrowest
+    of 20 bracketed readings of performance.now()."""
+    calibrations = []
+    for _ in range(20):
+        t0 = clock()
+        now = driver.execute_script("return performance.now()")
+        t1 = clock()
+        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
+    width, offset = min(calibrations)
+    return offset, width / 2
+
+
+def click_at(driver, element, fraction=0.5):
+    """A pointer press and release at `fraction` of `element`'s width, half way down."""
+    left, top, width, height = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(left + fraction * width), round(top + height / 2))
+    actions.pointer_action.pointer_down()
+    actions.pointer_action.pointer_up()
+    actions.perform()
+
+
+def run(scenarios, args):
+    """Runs the scenario `args.scenario` names in a 900 × 1100 browser, adds the console's
+    warnings and errors, writes the result to `args.out` as JSON and says "done"."""
+    driver = browser(900, 1100)
+    try:
+        result = scenarios[args.scenario](driver, args)
+        try:
+            result["console"] = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
+        except Exception:  # not every driver keeps the console log
+            result["console"] = []
+    finally:
+        driver.quit()
+    with open(args.out, "w") as f:
+        json.dump(result, f)
+    say("done")
 
 
 def wait_until(driver, condition, timeout=5.0):

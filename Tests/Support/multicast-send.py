@@ -13,11 +13,12 @@ until SECONDS pass without one. Prints `sent N` after sending.
 """
 import argparse
 import ipaddress
-import select
 import socket
 import struct
 import sys
 import time
+
+from udp_listen import print_replies
 
 
 def main():
@@ -47,13 +48,7 @@ def main():
     for packet in args.packets:
         s.sendto(bytes.fromhex(packet), destination)
     print(f"sent {len(args.packets)}", flush=True)
-    if args.listen > 0:
-        while True:
-            ready, _, _ = select.select([s], [], [], args.listen)
-            if not ready:
-                break
-            data, source = s.recvfrom(65536)
-            print(f"{source[0]} {source[1]} {data.hex()}", flush=True)
+    print_replies(s, args.listen)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ back is printed as `HOST PORT HEX` until SECONDS pass without one. Prints `sent 
 """
 import argparse
 import ipaddress
-import select
 import socket
 import sys
+
+from udp_listen import print_replies
 
 
 def main():
@@ -32,13 +33,7 @@ def main():
     for packet in args.packets:
         s.sendto(bytes.fromhex(packet), (args.to, args.port))
     print(f"sent {len(args.packets)}", flush=True)
-    if args.listen > 0:
-        while True:
-            ready, _, _ = select.select([s], [], [], args.listen)
-            if not ready:
-                break
-            data, source = s.recvfrom(65536)
-            print(f"{source[0]} {source[1]} {data.hex()}", flush=True)
+    print_replies(s, args.listen)
 
 
 if __name__ == "__main__":

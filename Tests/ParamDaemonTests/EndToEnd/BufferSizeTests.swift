@@ -41,12 +41,11 @@ struct BufferSizeTests {
             #expect(try await paramd.stop() == .exited(0))
             return recording
         } measure: { timeline in
-            guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no fade start (or it fell in a gap)") }
-            let s = change.last
-            let comparison = CurveComparison(timeline, start: s, frames: checked) { k in
-                k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
+            let (s, comparison): (Int64, CurveComparison)
+            switch defaultCurveFade(in: timeline, frames: n, checked: checked) {
+            case .enough(let fade): (s, comparison) = fade
+            case .tooLittle(let why): return .tooLittle(why)
             }
-            guard comparison.coverage >= 0.9 else { return .tooLittle("the fade from frame \(s): \(comparison)") }
             // The period lengths JACK ran during the fade, in order, each change once.
             let fade = s..<(s + Int64(n))
             var lengths: [Int] = []

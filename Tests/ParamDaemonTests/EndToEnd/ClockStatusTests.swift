@@ -26,8 +26,7 @@ struct ClockStatusTests {
     }
 
     @Test func statusCarriesTheKernelClockAndTheJitterAfterTheOlderPairs() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-clock")
+        let paramd = try await ParamdProcess.start(name: "paramd-clock")
         let client = try OSCClient(port: paramd.port)
         // A few offset measurements: one at the connection, then one each time the control
         // thread wakes a second or more after the last (it wakes for them on its own only

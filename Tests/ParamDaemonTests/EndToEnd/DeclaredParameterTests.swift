@@ -284,45 +284,36 @@ struct DeclaredParameterReloadTests {
 @Suite(.serialized)
 struct DeclaredParameterServerLossTests {
     @Test func aDeclaredParameterEndsItsAnimationWhenTheServerGoesAndSoundsItsTargetWithItsPortWhenItReturns() async throws {
-        let serverName = JackServer.uniqueName("decl-loss")
         let home = TestHome("decl-loss")
         try home.writeConfig(DeclaredParameterTests.cutoff)
-        var server = try await JackServer.start(name: serverName)
-        let paramd: ParamdProcess
-        do {
-            paramd = try await ParamdProcess.start(server: server, name: "paramd-dloss", environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        defer { paramd.process.signal(SIGTERM) }
-        let client = try OSCClient(port: paramd.port)
-        try client.send("/subscribe", [.string("/cutoff"), .float32(0)])
-        _ = await client.receive(until: "/cutoff")
-        try client.send("/cutoff", [.float32(3000), .float32(10), .string("id"), .int32(9)])
-        _ = await client.receive(until: "/cutoff")  // under way: its first value has arrived
+        try await withParamdOnALosableServer("decl-loss", name: "paramd-dloss", environment: home.environment) { servers, paramd in
+            let client = try OSCClient(port: paramd.port)
+            try client.send("/subscribe", [.string("/cutoff"), .float32(0)])
+            _ = await client.receive(until: "/cutoff")
+            try client.send("/cutoff", [.float32(3000), .float32(10), .string("id"), .int32(9)])
+            _ = await client.receive(until: "/cutoff")  // under way: its first value has arrived
 
-        try await server.stop()
-        let ended = await client.receive(until: "/cutoff/done", timeout: .seconds(5))
-        #expect(ended?.last?.arguments == [.int32(0), .int32(9)], "the glide in flight ends with /done i 0 i 9: \(paramd.process.standardError)")
-        try client.send("/cutoff", [.float32(7000), .float32(0)])  // taken while away
-        try await client.waitForValue("cutoff") { _, target in target == 7000 }
+            try await servers.stop()
+            let ended = await client.receive(until: "/cutoff/done", timeout: .seconds(5))
+            #expect(ended?.last?.arguments == [.int32(0), .int32(9)], "the glide in flight ends with /done i 0 i 9: \(paramd.process.standardError)")
+            try client.send("/cutoff", [.float32(7000), .float32(0)])  // taken while away
+            try await client.waitForValue("cutoff") { _, target in target == 7000 }
 
-        server = try await JackServer.start(name: serverName)
-        do {
-            try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(10))
-        } catch {
-            Issue.record("paramd's log: \(paramd.process.standardError)")
-            throw error
+            let server: JackServer
+            do {
+                server = try await servers.comeBack(to: paramd, timeout: .seconds(10))
+            } catch {
+                Issue.record("paramd's log: \(paramd.process.standardError)")
+                throw error
+            }
+            #expect(try await server.ports().contains("paramd-dloss:cv_cutoff"), "the CV port is registered again")
+            let recorder = try await JackTool.record(server: server, name: "rec-dloss", connect: ["paramd-dloss:cv_cutoff"], seconds: 2)
+            try await recorder.record(seconds: 0.3)
+            let recording = try await recorder.stop()
+            let steady = recording.tail(of: 0, frames: recording.frames - recording.frames % 256, holds: 7000)
+            #expect(recording.frames >= 256 && steady.holds, "it sounds its target: \(steady.detail)")
+            #expect(try await client.get("cutoff")?.target == 7000)
+            #expect(try await paramd.stop() == .exited(0))
         }
-        #expect(try await server.ports().contains("paramd-dloss:cv_cutoff"), "the CV port is registered again")
-        let recorder = try await JackTool.record(server: server, name: "rec-dloss", connect: ["paramd-dloss:cv_cutoff"], seconds: 2)
-        try await recorder.record(seconds: 0.3)
-        let recording = try await recorder.stop()
-        let steady = recording.tail(of: 0, frames: recording.frames - recording.frames % 256, holds: 7000)
-        #expect(recording.frames >= 256 && steady.holds, "it sounds its target: \(steady.detail)")
-        #expect(try await client.get("cutoff")?.target == 7000)
-        #expect(try await paramd.stop() == .exited(0))
-        try await server.stop()
     }
 }

@@ -22,8 +22,7 @@ struct LateBundleTests {
     }
 
     @Test func aBundleTaggedInThePastStartsAtOnceAndIsCountedLate() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-late")
+        let paramd = try await ParamdProcess.start(name: "paramd-late")
         let client = try OSCClient(port: paramd.port)
         #expect(try await status(client)["late"] == .int32(0))
         var now = timespec()
@@ -38,8 +37,7 @@ struct LateBundleTests {
     }
 
     @Test func nestedBundlesApplyAndAnInnerTimeTagIsHonoured() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-nested")
+        let paramd = try await ParamdProcess.start(name: "paramd-nested")
         let client = try OSCClient(port: paramd.port)
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

@@ -26,25 +26,32 @@ struct MIDITests {
         return (paramd, feeder, recorder, home)
     }
 
+    /// One attempt of a recorded MIDI test: paramd with `config` as `start` sets it up, `events`
+    /// sent into its midi_in, `seconds` more recorded; paramd must exit 0. The frames the
+    /// events were sent on are left in `sentFrames` for the measure.
+    static func recordSending(_ label: String, config: String, _ events: [(period: Int, offset: Int, bytes: [UInt8])],
+                              thenRecord seconds: Double) async throws -> Recording {
+        let (paramd, feeder, recorder, _) = try await start(label, config: config)
+        let sender = try await JackTool.midi(server: JackServer.required(), connect: ["pd-\(label):midi_in"], send: events)
+        try await sender.waitUntilSent()
+        try await recorder.record(seconds: seconds)
+        let log = try await sender.stop()
+        let recording = try await recorder.stop()
+        try await feeder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        sentFrames.withLock { $0 = log.sent.map(\.frame) }
+        return recording
+    }
+
     @Test func ccSevenAtOffsetHundredStartsTheVolumeAnimationOnThatFrame() async throws {
-        let server = try JackServer.required()
         let target = 64.0 / 127
         let found: ((frame: Int64, comparison: CurveComparison, change: Int64, ending: [Float]), FrameTimeline)? = try await recordUntilCovered("cc 7 at offset 100") {
-            let (paramd, feeder, recorder, _) = try await Self.start("cc7", config: """
+            try await Self.recordSending("cc7", config: """
                 [[midi]]
                 param = "volume"
                 cc = 7
                 channel = 1
-                """)
-            let sender = try await JackTool.midi(server: server, connect: ["pd-cc7:midi_in"], send: [(40, 100, [0xB0, 7, 64])])
-            try await sender.waitUntilSent()
-            try await recorder.record(seconds: 0.3)
-            let log = try await sender.stop()
-            let recording = try await recorder.stop()
-            try await feeder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            sentFrames.withLock { $0 = log.sent.map(\.frame) }
-            return recording
+                """, [(40, 100, [0xB0, 7, 64])], thenRecord: 0.3)
         } measure: { timeline in
             guard let frame = sentFrames.withLock({ $0.first }) else { return .tooLittle("nothing sent") }
             guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no change recorded") }
@@ -161,28 +168,18 @@ struct MIDITests {
     }
 
     @Test func aCCSweepSoundsAsAContinuousCurve() async throws {
-        let server = try JackServer.required()
         let sweep: [(frame: Int, value: UInt8)] = (0...127).map { (Int((Double($0) * 48000 / 127).rounded()), UInt8($0)) }
         let first = 40 * 256  // from period 40 of the sender
         let events = sweep.map { (period: (first + $0.frame) / 256, offset: (first + $0.frame) % 256, bytes: [UInt8(0xB0), 7, $0.value]) }
         let found: ((frames: [Int64], max: Double, at: Int64, compared: Int, spacing: Int64, ending: [Float]), FrameTimeline)? = try await recordUntilCovered("cc sweep") {
-            let (paramd, feeder, recorder, _) = try await Self.start("sweep", config: """
+            try await Self.recordSending("sweep", config: """
                 [volume]
                 initial = 0
 
                 [[midi]]
                 param = "volume"
                 cc = 7
-                """)
-            let sender = try await JackTool.midi(server: server, connect: ["pd-sweep:midi_in"], send: events)
-            try await sender.waitUntilSent()
-            try await recorder.record(seconds: 0.2)
-            let log = try await sender.stop()
-            let recording = try await recorder.stop()
-            try await feeder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            sentFrames.withLock { $0 = log.sent.map(\.frame) }
-            return recording
+                """, events, thenRecord: 0.2)
         } measure: { timeline in
             let frames = sentFrames.withLock { $0 }
             guard frames.count == 128 else { return .tooLittle("sent \(frames.count) of 128") }

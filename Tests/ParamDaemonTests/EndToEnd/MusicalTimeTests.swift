@@ -173,8 +173,7 @@ struct MusicalTimeTests {
     }
 
     @Test func badMusicalTimeAndTempiAreErrorsThatChangeNothing() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-musical-bad")
+        let paramd = try await ParamdProcess.start(name: "paramd-musical-bad")
         let client = try OSCClient(port: paramd.port)
         let before = try #require(try await client.get("volume"))
         let bad: [(String, [OSCArgument])] = [

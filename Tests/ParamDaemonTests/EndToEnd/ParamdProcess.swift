@@ -35,9 +35,49 @@ struct ParamdProcess {
         return ParamdProcess(process: process, port: port, name: name)
     }
 
+    /// `start` on the server of the enclosing `.jackServer` trait (`JackServer.required()`).
+    static func start(name: String = "paramd", arguments: [String] = [],
+                      environment: [String: String] = [:]) async throws -> ParamdProcess {
+        try await start(server: JackServer.required(), name: name, arguments: arguments, environment: environment)
+    }
+
     /// SIGTERM and wait; paramd exits 0 on SIGTERM.
     @discardableResult
     func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM) }
+
+    /// Starts paramd, runs `body` with it, and leaves no paramd behind whatever `body` does:
+    /// `body` stops it itself to judge its exit; one still running afterwards (`body` threw) is
+    /// continued (a test may have held it with SIGSTOP), sent SIGTERM and waited for.
+    static func with<R>(server: JackServer, name: String, arguments: [String] = [],
+                        environment: [String: String] = [:], _ body: (ParamdProcess) async throws -> R) async throws -> R {
+        let paramd = try await start(server: server, name: name, arguments: arguments, environment: environment)
+        do {
+            let result = try await body(paramd)
+            await paramd.abandon()
+            return result
+        } catch {
+            await paramd.abandon()
+            throw error
+        }
+    }
+
+    /// `with` on a fresh server of its own (named after `label`), stopped afterwards too.
+    static func withServer<R>(_ label: String, name: String, arguments: [String] = [],
+                              environment: [String: String] = [:],
+                              _ body: (JackServer, ParamdProcess) async throws -> R) async throws -> R {
+        try await JackServer.with(name: JackServer.uniqueName(label)) { server in
+            try await with(server: server, name: name, arguments: arguments, environment: environment) { paramd in
+                try await body(server, paramd)
+            }
+        }
+    }
+
+    /// SIGCONT and SIGTERM, waited for, nothing judged (a no-op once paramd has exited).
+    func abandon() async {
+        process.signal(SIGCONT)
+        process.signal(SIGTERM)
+        _ = try? await process.waitForExit()
+    }
 }
 
 /// NTP time `seconds` from now on the system clock (CLOCK_REALTIME), for a bundle's time tag.

@@ -26,13 +26,7 @@ extension PipeWireTests {
             worst = max(worst, abs(Double(value) - expected))
             compared += 1
         }
-        var listed = 0
-        for row in try ReferenceCurves.rows(named: "default") {
-            let k = row.progress * Double(n)
-            guard k == k.rounded(), let value = timeline.value(at: s + Int64(k)) else { continue }
-            listed += 1
-            #expect(abs(Double(value) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
-        }
+        let listed = try expectDefaultCurveReferenceValues(frames: n) { k in timeline.value(at: s + k) }
         TestLog.write("PipeWire: /volume f 0 from JACK frame \(s), default curve over \(n) frames at quantum \(timeline.lengths): "
                       + "\(compared) frames compared, worst \(worst); \(listed) reference values of curves.csv; \(timeline.description)")
         #expect(timeline.lengths == [1024])

@@ -2,10 +2,6 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SPEC §4.4 over real UDP: `/status` and `/params`.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct QueryTests {
@@ -62,8 +58,7 @@ struct QueryTests {
     }
 
     @Test func paramsRepliesOneLinePerParameterWithRangeValueTargetUnitAndDefaultAction() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-params")
+        let paramd = try await ParamdProcess.start(name: "paramd-params")
         let client = try OSCClient(port: paramd.port)
         try client.send("/params")
         var lines: [OSCMessage] = []

@@ -2,16 +2,11 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SPEC §4.8 and §5: loopback only by default, both families; ports and pretty names.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct ReachTests {
     @Test func paramdListensOnLoopbackOnlyOnBothFamilies() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-reach")
+        let paramd = try await ParamdProcess.start(name: "paramd-reach")
         let ss = try ChildProcess("/usr/bin/ss", ["-Hulnp"], label: "ss")
         _ = try await ss.waitForExit()
         let mine = ss.standardOutput.split(separator: "\n").filter { $0.contains(":\(paramd.port) ") }
@@ -56,8 +51,7 @@ struct ReachTests {
     }
 
     @Test func badInputGetsAnErrorAndPingStillAnswers() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-bad")
+        let paramd = try await ParamdProcess.start(name: "paramd-bad")
         let client = try OSCClient(port: paramd.port)
         let e1 = try await client.request("/nowhere", reply: "/error")
         #expect(e1 == OSCMessage("/error", [.string("/nowhere"), .string("unknown address")]))

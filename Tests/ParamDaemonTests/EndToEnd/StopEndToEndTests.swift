@@ -7,8 +7,7 @@ import Testing
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct StopEndToEndTests {
     @Test func stopFreezesTheValueMakesItTheTargetAndEndsWithDoneZero() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-stop")
+        let paramd = try await ParamdProcess.start(name: "paramd-stop")
         let client = try OSCClient(port: paramd.port)
         try client.send("/subscribe", [.string("/volume")])
         _ = await client.receive(until: "/volume")
@@ -29,8 +28,7 @@ struct StopEndToEndTests {
     }
 
     @Test func aDefaultActionSetOverOSCTimesTheNextBareMessage() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-default")
+        let paramd = try await ParamdProcess.start(name: "paramd-default")
         let client = try OSCClient(port: paramd.port)
         try client.send("/subscribe", [.string("/pan"), .float32(0)])
         _ = await client.receive(until: "/pan")

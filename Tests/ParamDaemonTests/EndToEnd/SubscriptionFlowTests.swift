@@ -2,17 +2,12 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SPEC §4.5 over real UDP: subscribe, a snapshot, throttled values while a parameter moves,
 /// the exact final value, then `/done`.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct SubscriptionFlowTests {
     @Test func aSubscriberGetsASnapshotThrottledValuesTheFinalValueAndDone() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-sub")
+        let paramd = try await ParamdProcess.start(name: "paramd-sub")
         let client = try OSCClient(port: paramd.port)
 
         try client.send("/subscribe")
@@ -39,8 +34,7 @@ struct SubscriptionFlowTests {
     }
 
     @Test func anInterruptedAnimationEndsWithDoneZero() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-int")
+        let paramd = try await ParamdProcess.start(name: "paramd-int")
         let client = try OSCClient(port: paramd.port)
         try client.send("/subscribe", [.string("/pan")])
         _ = await client.receive(until: "/pan")
@@ -56,8 +50,7 @@ struct SubscriptionFlowTests {
     }
 
     @Test func oscsendCanSubscribeAListenerThroughItsPort() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-port")
+        let paramd = try await ParamdProcess.start(name: "paramd-port")
         let listenerSocket = try UDPSocket(.ipv4)
         let listener = OSCClient(port: paramd.port, socket: listenerSocket)
         try await oscsend(paramd.port, "/subscribe", "sii", "/freq*", "60", "\(listenerSocket.port)")

@@ -2,18 +2,13 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SPEC §4.5 and §4.8 over real UDP: which parameters a pattern follows, the rate limit,
 /// expiry and renewal, the cap, dropping a refusing subscriber, and feedback that can only
 /// go to the sender's own host.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct SubscriptionRulesTests {
     @Test func patternsChooseTheParametersASubscriberFollows() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-pat")
+        let paramd = try await ParamdProcess.start(name: "paramd-pat")
         let volumes = try OSCClient(port: paramd.port)
         let panTone = try OSCClient(port: paramd.port)
         try volumes.send("/subscribe", [.string("/vol*")])
@@ -94,8 +89,7 @@ struct SubscriptionRulesTests {
     }
 
     @Test func aSubscriptionLapsesAfterItsTimeToLiveUnlessRenewed() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-ttl", arguments: ["--subscription-ttl", "1"])
+        let paramd = try await ParamdProcess.start(name: "paramd-ttl", arguments: ["--subscription-ttl", "1"])
         let once = try OSCClient(port: paramd.port)
         let renewing = try OSCClient(port: paramd.port)
         try once.send("/subscribe", [.string("/pan")])
@@ -119,8 +113,7 @@ struct SubscriptionRulesTests {
     }
 
     @Test func theCapRefusesOneSubscriberTooManyButNotARenewal() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-cap", arguments: ["--max-subscribers", "2"])
+        let paramd = try await ParamdProcess.start(name: "paramd-cap", arguments: ["--max-subscribers", "2"])
         let a = try OSCClient(port: paramd.port), b = try OSCClient(port: paramd.port), c = try OSCClient(port: paramd.port)
         #expect(try await a.request("/subscribe", reply: "/subscribed") != nil)
         #expect(try await b.request("/subscribe", [.string("/tone")], reply: "/subscribed") != nil)
@@ -141,8 +134,7 @@ struct SubscriptionRulesTests {
     }
 
     @Test func aSubscriberWhoseAddressRefusesPacketsIsDropped() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-refuse")
+        let paramd = try await ParamdProcess.start(name: "paramd-refuse")
         let client = try OSCClient(port: paramd.port)
         var listener: UDPSocket? = try UDPSocket(.ipv4)
         let port = listener!.port
@@ -159,8 +151,7 @@ struct SubscriptionRulesTests {
     }
 
     @Test func feedbackGoesOnlyToTheSendersOwnHost() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-host")
+        let paramd = try await ParamdProcess.start(name: "paramd-host")
         // One port number, listened on by three hosts: 127.0.0.1, 127.0.0.2 (another loopback
         // address: "another host") and ::1.
         let (v4, other, v6) = try listenersOnOnePort()

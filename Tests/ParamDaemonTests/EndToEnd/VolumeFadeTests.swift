@@ -39,30 +39,45 @@ func expectOscsendVolumeZeroIsHeard(on server: JackServer, name: String,
         #expect(try await paramd.stop() == .exited(0))
         return recording
     } measure: { timeline in
-        // The fade starts at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first
-        // frame below 1 after a run of 1s.
-        guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no fade start (or it fell in a gap)") }
-        let s = change.last
-        let comparison = CurveComparison(timeline, start: s, frames: checked) { k in
-            k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
-        }
-        guard comparison.coverage >= 0.9 else { return .tooLittle("the fade from frame \(s): \(comparison)") }
-        return .enough((start: s, comparison: comparison))
+        defaultCurveFade(in: timeline, frames: n, checked: checked)
     }
     guard let ((s, comparison), timeline) = found else { return }
     TestLog.write("volume fade from JACK frame \(s), default curve: \(comparison); recording: \(timeline.description)")
     #expect(comparison.worst < 2e-5, "worst difference from the default curve: \(comparison)")
     // Against the independent reference values too, where k/N lands on a listed progress.
-    var listed = 0
-    for row in try ReferenceCurves.rows(named: "default") {
-        let k = row.progress * Double(n)
-        guard k == k.rounded(), let value = timeline.value(at: s + Int64(k)) else { continue }
-        listed += 1
-        #expect(abs(Double(value) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
-    }
+    let listed = try expectDefaultCurveReferenceValues(frames: n) { k in timeline.value(at: s + k) }
     TestLog.write("volume fade: \(listed) reference values of curves.csv on recorded frames")
     #expect(listed > 0, "some reference values fall on recorded frames")
     #expect(timeline.samples(in: (s + Int64(n))..<(s + Int64(n) + 1000)).allSatisfy { $0.value == 0 }, "silent from s + N on")
+}
+
+/// A fade from 1 to 0 along the `default` curve over `n` frames, found in `timeline`: it starts
+/// at frame s, which sounds exactly 1 (curve(0)); s + 1 is the first frame below 1 after a run
+/// of 1s. Its start and the comparison of `checked` frames after it with the curve; too little
+/// when the start fell in a gap or under 90 % of `checked` was recorded.
+func defaultCurveFade(in timeline: FrameTimeline, frames n: Int,
+                      checked: Range<Int>) -> Coverage<(start: Int64, comparison: CurveComparison)> {
+    guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no fade start (or it fell in a gap)") }
+    let s = change.last
+    let comparison = CurveComparison(timeline, start: s, frames: checked) { k in
+        k >= n ? 0 : 1 - referenceDefaultCurve(Double(k) / Double(n))
+    }
+    guard comparison.coverage >= 0.9 else { return .tooLittle("the fade from frame \(s): \(comparison)") }
+    return .enough((start: s, comparison: comparison))
+}
+
+/// Expects each value of curves.csv's `default` rows whose progress lands on a whole frame k of
+/// an `n`-frame fade from 1 to 0 to be sounded there (`value(k)`, nil where not recorded)
+/// within 2e-5; returns how many were recorded.
+func expectDefaultCurveReferenceValues(frames n: Int, _ value: (Int64) -> Float?) throws -> Int {
+    var listed = 0
+    for row in try ReferenceCurves.rows(named: "default") {
+        let k = row.progress * Double(n)
+        guard k == k.rounded(), let value = value(Int64(k)) else { continue }
+        listed += 1
+        #expect(abs(Double(value) - (1 - row.value)) < 2e-5, "progress \(row.progress)")
+    }
+    return listed
 }
 
 /// `Tests/Fixtures/reference/curves.csv` (or `$PARAMD_REFERENCE_DIR/curves.csv`), read as

@@ -172,8 +172,7 @@ struct WakeupTests {
     }
 
     @Test func whileAParameterMovesThePublisherWakesAtTheSubscribersRateNotEveryPeriod() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-rate")
+        let paramd = try await ParamdProcess.start(name: "paramd-rate")
         let listener = try OSCClient(port: paramd.port)
         try listener.send("/subscribe", [.string("/volume"), .float32(20)])
         #expect(await listener.receive(until: "/volume") != nil)
@@ -194,8 +193,7 @@ struct WakeupTests {
     }
 
     @Test func doneGoesOutAtOnceEvenToASlowSubscriber() async throws {
-        let server = try JackServer.required()
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-urgent")
+        let paramd = try await ParamdProcess.start(name: "paramd-urgent")
         let listener = try OSCClient(port: paramd.port)
         try listener.send("/subscribe", [.string("/tone"), .float32(1)])  // one value a second
         #expect(await listener.receive(until: "/tone") != nil)  // the snapshot: the next value is a second away

@@ -55,28 +55,17 @@ struct JackStatusTests {
     }
 
     @Test func afterTheServerWentAwayStatusSaysLostThenConnectedWhenItIsBack() async throws {
-        let serverName = JackServer.uniqueName("lost")
         let home = TestHome("lost")
-        var server = try await JackServer.start(name: serverName)
-        let paramd: ParamdProcess
-        do {
-            paramd = try await ParamdProcess.start(server: server, name: "paramd-lost", environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
+        try await withParamdOnALosableServer("lost", name: "paramd-lost", environment: home.environment) { servers, paramd in
+            let client = try OSCClient(port: paramd.port)
+            #expect(try await client.request("/status", reply: "/status")?.statusPairs["jack"] == .string("connected"))
+
+            try await servers.goAway(from: paramd)
+            #expect(try await client.request("/status", reply: "/status")?.statusPairs["jack"] == .string("lost"))
+
+            try await servers.comeBack(to: paramd, timeout: .seconds(10))
+            #expect(try await client.request("/status", reply: "/status")?.statusPairs["jack"] == .string("connected"))
+            #expect(try await paramd.stop() == .exited(0))
         }
-        defer { paramd.process.signal(SIGTERM) }
-        let client = try OSCClient(port: paramd.port)
-        #expect(try await client.request("/status", reply: "/status")?.statusPairs["jack"] == .string("connected"))
-
-        try await server.stop()
-        try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
-        #expect(try await client.request("/status", reply: "/status")?.statusPairs["jack"] == .string("lost"))
-
-        server = try await JackServer.start(name: serverName)
-        try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(10))
-        #expect(try await client.request("/status", reply: "/status")?.statusPairs["jack"] == .string("connected"))
-        #expect(try await paramd.stop() == .exited(0))
-        try await server.stop()
     }
 }

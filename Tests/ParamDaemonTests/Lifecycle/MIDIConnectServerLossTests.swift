@@ -41,7 +41,6 @@ struct MIDIConnectServerLossTests {
     }
 
     @Test func midiConnectionsAreMadeAtStartAndAgainWhenTheServerReturns() async throws {
-        let serverName = JackServer.uniqueName("midiconn")
         let home = TestHome("midi-connect")
         try home.writeConfig("""
             [[midi]]
@@ -51,56 +50,41 @@ struct MIDIConnectServerLossTests {
             feedback = true
             """)
         let tool = JackServer.uniqueName("ctl")
-        var server = try await JackServer.start(name: serverName)
-        var controller: MIDITool
-        let paramd: ParamdProcess
-        do {
-            controller = try await JackTool.midi(server: server, name: tool, send: [(2, 0, [0xB0, 7, 100])], afterConnected: true)
+        try await JackServer.withRestarts(name: JackServer.uniqueName("midiconn")) { servers in
+            var controller = try await JackTool.midi(server: servers.current, name: tool, send: [(2, 0, [0xB0, 7, 100])], afterConnected: true)
             // Plus one port that is not there: a warning, and the others are made all the same.
-            paramd = try await ParamdProcess.start(
-                server: server, name: Self.client,
+            try await ParamdProcess.with(
+                server: servers.current, name: Self.client,
                 arguments: ["--connect-midi-in", "\(tool):midi_out,nobody:midi_out", "--connect-midi-out", "\(tool):midi_in"],
-                environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        do {
-            let atStart = try await Self.midiConnections(server)
-            TestLog.write("MIDI connections at start: \(atStart)")
-            #expect(atStart.into == ["\(tool):midi_out"], "\(atStart)")
-            #expect(atStart.outOf == ["\(tool):midi_in"], "\(atStart)")
-            let warning = try await paramd.process.waitForLine(containing: "cannot connect nobody:midi_out", on: .stderr, timeout: .seconds(3))
-            #expect(warning.contains("warning") && warning.contains("no such port"), "\(warning)")
-            let before = try await Self.ccMovesVolumeAndFeedbackArrives(controller, value: 100, port: paramd.port)
-            TestLog.write("MIDI connections at start: CC 7 = 100 moved volume; feedback of /volume 0.5 0.2: CC 7 \(before)")
-            #expect(before.count >= 2 && before.last == 64, "feedback of the move reaches the tool and ends on 64: \(before)")
+                environment: home.environment) { paramd in
+                let atStart = try await Self.midiConnections(servers.current)
+                TestLog.write("MIDI connections at start: \(atStart)")
+                #expect(atStart.into == ["\(tool):midi_out"], "\(atStart)")
+                #expect(atStart.outOf == ["\(tool):midi_in"], "\(atStart)")
+                let warning = try await paramd.process.waitForLine(containing: "cannot connect nobody:midi_out", on: .stderr, timeout: .seconds(3))
+                #expect(warning.contains("warning") && warning.contains("no such port"), "\(warning)")
+                let before = try await Self.ccMovesVolumeAndFeedbackArrives(controller, value: 100, port: paramd.port)
+                TestLog.write("MIDI connections at start: CC 7 = 100 moved volume; feedback of /volume 0.5 0.2: CC 7 \(before)")
+                #expect(before.count >= 2 && before.last == 64, "feedback of the move reaches the tool and ends on 64: \(before)")
 
-            // The server goes. paramd is held (SIGSTOP) while it comes back and the controller
-            // registers again: paramd retries every second, and a port that is not there yet
-            // when it reconnects is a warning (as for --connect), not made later.
-            try await server.stop()
-            _ = try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
-            paramd.process.signal(SIGSTOP)
-            server = try await JackServer.start(name: serverName)
-            controller = try await JackTool.midi(server: server, name: tool, send: [(2, 0, [0xB0, 7, 30])], afterConnected: true)
-            #expect(try await Self.midiConnections(server) == ([], []), "nothing connects them but paramd")
-            paramd.process.signal(SIGCONT)
-            _ = try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(5))
-            try await pollUntil("the MIDI connections are back", timeout: .seconds(3)) {
-                try await Self.midiConnections(server) == (["\(tool):midi_out"], ["\(tool):midi_in"])
+                // The server goes. paramd is held (SIGSTOP) while it comes back and the controller
+                // registers again: paramd retries every second, and a port that is not there yet
+                // when it reconnects is a warning (as for --connect), not made later.
+                try await servers.goAway(from: paramd)
+                paramd.process.signal(SIGSTOP)
+                let server = try await servers.restart()
+                controller = try await JackTool.midi(server: server, name: tool, send: [(2, 0, [0xB0, 7, 30])], afterConnected: true)
+                #expect(try await Self.midiConnections(server) == ([], []), "nothing connects them but paramd")
+                paramd.process.signal(SIGCONT)
+                _ = try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(5))
+                try await pollUntil("the MIDI connections are back", timeout: .seconds(3)) {
+                    try await Self.midiConnections(server) == (["\(tool):midi_out"], ["\(tool):midi_in"])
+                }
+                let after = try await Self.ccMovesVolumeAndFeedbackArrives(controller, value: 30, port: paramd.port)
+                TestLog.write("MIDI connections after the server returned: CC 7 = 30 moved volume; feedback: CC 7 \(after)")
+                #expect(after.count >= 2 && after.last == 64, "feedback reaches the tool again: \(after)")
+                #expect(try await paramd.stop() == .exited(0))
             }
-            let after = try await Self.ccMovesVolumeAndFeedbackArrives(controller, value: 30, port: paramd.port)
-            TestLog.write("MIDI connections after the server returned: CC 7 = 30 moved volume; feedback: CC 7 \(after)")
-            #expect(after.count >= 2 && after.last == 64, "feedback reaches the tool again: \(after)")
-            #expect(try await paramd.stop() == .exited(0))
-            try await server.stop()
-        } catch {
-            paramd.process.signal(SIGCONT)
-            paramd.process.signal(SIGTERM)
-            _ = try? await paramd.process.waitForExit()
-            try? await server.stop()
-            throw error
         }
     }
 }

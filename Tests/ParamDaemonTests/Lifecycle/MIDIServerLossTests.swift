@@ -2,10 +2,6 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// (Named …ServerLossTests so `make tsan` skips it with the other server-loss suites.)
 /// SPEC §5 and §10: when the JACK server comes back, midi_in and midi_out are registered again,
 /// and a MIDI move is a target the control side adopts (`/volume/target`, the state file) even
@@ -14,7 +10,6 @@ import Glibc
 @Suite(.serialized)
 struct MIDIServerLossTests {
     @Test func midiPortsComeBackAndMIDITargetsAreAdoptedAfterTheServerReturns() async throws {
-        let serverName = JackServer.uniqueName("midiloss")
         let home = TestHome("midi-loss")
         try home.writeConfig("""
             [[midi]]
@@ -22,23 +17,13 @@ struct MIDIServerLossTests {
             cc = 7
             duration = 0
             """)
-        var server = try await JackServer.start(name: serverName)
-        let paramd: ParamdProcess
-        do {
-            paramd = try await ParamdProcess.start(server: server, name: "pd-midiloss", environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        do {
+        try await withParamdOnALosableServer("midiloss", name: "pd-midiloss", environment: home.environment) { servers, paramd in
             let client = try OSCClient(port: paramd.port)
-            #expect(try await server.ports().contains("pd-midiloss:midi_in"))
+            #expect(try await servers.current.ports().contains("pd-midiloss:midi_in"))
             // Commands before the loss: the controller's serial for volume is past 0.
             for v in ["0.2", "0.3"] { try await oscsend(paramd.port, "/volume", "ff", v, "0") }
-            try await server.stop()
-            _ = try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
-            server = try await JackServer.start(name: serverName)
-            _ = try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(5))
+            try await servers.goAway(from: paramd)
+            let server = try await servers.comeBack(to: paramd)
             let ports = try await server.ports()
             #expect(ports.contains("pd-midiloss:midi_in") && ports.contains("pd-midiloss:midi_out"), "\(ports)")
             let sender = try await JackTool.midi(server: server, connect: ["pd-midiloss:midi_in"], send: [(5, 0, [0xB0, 7, 127])])
@@ -52,12 +37,6 @@ struct MIDIServerLossTests {
             let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: home.stateFile))) as? [String: Any]
             let saved = ((state?["parameters"] as? [String: Any])?["volume"] as? [String: Any])?["target"] as? Double
             #expect(saved == 1, "the state file saved the MIDI target: \(String(describing: state))")
-            try await server.stop()
-        } catch {
-            paramd.process.signal(SIGTERM)
-            _ = try? await paramd.process.waitForExit()
-            try? await server.stop()
-            throw error
         }
     }
 }

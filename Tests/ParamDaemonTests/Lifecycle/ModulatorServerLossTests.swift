@@ -2,10 +2,6 @@ import Foundation
 import ParamCore
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SPEC §5 and §15: a modulator set before the JACK server goes away sounds again, exactly, in
 /// the renderer made when the server comes back, at the depth it had; and again from the state
 /// file when paramd itself is started anew.
@@ -33,28 +29,16 @@ struct ModulatorServerLossTests {
     }
 
     @Test func aModulatorSoundsAgainAfterTheServerComesBackAndAfterARestart() async throws {
-        let serverName = JackServer.uniqueName("modloss")
         let home = TestHome("modloss")
         try home.writeConfig(ModulatorEndToEndTests.cutoff)
-        var server = try await JackServer.start(name: serverName)
-        let paramd: ParamdProcess
-        do {
-            paramd = try await ParamdProcess.start(server: server, name: "paramd-modloss", environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        defer { paramd.process.signal(SIGTERM) }
-        do {
+        try await withParamdOnALosableServer("modloss", name: "paramd-modloss", environment: home.environment) { servers, paramd in
             let client = try OSCClient(port: paramd.port)
             try client.send("/cutoff/mod", [.string("sine"), .float32(2), .string("depth"), .float32(0.1)])
             try client.send("/cutoff/mod/depth", [.float32(0.3), .float32(0.2)])
             try await client.waitForValue("cutoff") { value, _ in value > 0.75 }  // the depth has grown past 0.25
 
-            try await server.stop()
-            try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
-            server = try await JackServer.start(name: serverName)
-            try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(5))
+            try await servers.goAway(from: paramd)
+            let server = try await servers.comeBack(to: paramd)
             if let back = try await Self.recordWobble(server, "cv_cutoff after the server came back") {
                 #expect(abs(back.amplitude - 0.3) < 1e-6)
                 #expect(back.residual <= 1e-6)
@@ -65,19 +49,13 @@ struct ModulatorServerLossTests {
             #expect(try await paramd.stop() == .exited(0))
 
             // paramd anew, from its state file: the modulator at the depth it had.
-            let again = try await ParamdProcess.start(server: server, name: "paramd-modloss", environment: home.environment)
-            defer { again.process.signal(SIGTERM) }
-            if let restarted = try await Self.recordWobble(server, "cv_cutoff after a restart") {
-                #expect(abs(restarted.amplitude - 0.3) < 1e-6)
-                #expect(restarted.residual <= 1e-6)
+            try await ParamdProcess.with(server: server, name: "paramd-modloss", environment: home.environment) { again in
+                if let restarted = try await Self.recordWobble(server, "cv_cutoff after a restart") {
+                    #expect(abs(restarted.amplitude - 0.3) < 1e-6)
+                    #expect(restarted.residual <= 1e-6)
+                }
+                #expect(try await again.stop() == .exited(0))
             }
-            #expect(try await again.stop() == .exited(0))
-            try await server.stop()
-        } catch {
-            paramd.process.signal(SIGTERM)
-            _ = try? await paramd.process.waitForExit()
-            try? await server.stop()
-            throw error
         }
     }
 }

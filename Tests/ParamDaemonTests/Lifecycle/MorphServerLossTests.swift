@@ -32,28 +32,16 @@ struct MorphServerLossTests {
         """
 
     @Test func aBoundMorphFollowsMorphFrameForFrameAfterTheServerComesBack() async throws {
-        let serverName = JackServer.uniqueName("morphloss")
         let home = TestHome("morphloss")
         try home.writeConfig(Self.config)
-        var server = try await JackServer.start(name: serverName)
-        let paramd: ParamdProcess
-        do {
-            paramd = try await ParamdProcess.start(server: server, name: "paramd-morphloss", environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        defer { paramd.process.signal(SIGTERM) }
-        let client = try OSCClient(port: paramd.port)
-        try client.send("/scene/morph", [.string("dark"), .string("bright")])
-        try await client.waitForValue("cutoff") { value, _ in value == 200 }
-        try await client.waitForValue("volume") { value, _ in value == 0.2 }
+        try await withParamdOnALosableServer("morphloss", name: "paramd-morphloss", environment: home.environment) { servers, paramd in
+            let client = try OSCClient(port: paramd.port)
+            try client.send("/scene/morph", [.string("dark"), .string("bright")])
+            try await client.waitForValue("cutoff") { value, _ in value == 200 }
+            try await client.waitForValue("volume") { value, _ in value == 0.2 }
 
-        try await server.stop()
-        try await paramd.process.waitForLine(containing: "went away", on: .stderr, timeout: .seconds(5))
-        server = try await JackServer.start(name: serverName)
-        do {
-            try await paramd.process.waitForLine(containing: "is back", on: .stderr, timeout: .seconds(5))
+            try await servers.goAway(from: paramd)
+            let server = try await servers.comeBack(to: paramd)
             let back = try await client.get("cutoff")
             #expect(back?.value == 200 && back?.target == 200, "the new renderer starts on the bound value: \(String(describing: back))")
 
@@ -90,28 +78,13 @@ struct MorphServerLossTests {
             #expect(try await client.get("volume")?.target == 0.8)
             #expect(try await client.pings())
             #expect(try await paramd.stop() == .exited(0))
-            try await server.stop()
-        } catch {
-            paramd.process.signal(SIGTERM)
-            _ = try? await paramd.process.waitForExit()
-            try? await server.stop()
-            throw error
         }
     }
 
     @Test func aBoundDeclaredParameterAReloadChangesKeepsFollowingMorphAndOneItRemovesLeavesTheOthersBound() async throws {
         let home = TestHome("morphreload")
         try home.writeConfig(Self.config)
-        let server = try await JackServer.start(name: JackServer.uniqueName("morphreload"))
-        let paramd: ParamdProcess
-        do {
-            paramd = try await ParamdProcess.start(server: server, name: "paramd-morphreload", environment: home.environment)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        defer { paramd.process.signal(SIGTERM) }
-        do {
+        try await ParamdProcess.withServer("morphreload", name: "paramd-morphreload", environment: home.environment) { _, paramd in
             let client = try OSCClient(port: paramd.port)
             try client.send("/scene/morph", [.string("dark"), .string("bright")])
             try client.send("/morph", [.float32(1), .float32(0)])
@@ -141,12 +114,6 @@ struct MorphServerLossTests {
             #expect(volume?.value == 0.8, "volume still follows morph: \(String(describing: volume))")
             #expect(try await client.pings())
             #expect(try await paramd.stop() == .exited(0))
-            try await server.stop()
-        } catch {
-            paramd.process.signal(SIGTERM)
-            _ = try? await paramd.process.waitForExit()
-            try? await server.stop()
-            throw error
         }
     }
 }

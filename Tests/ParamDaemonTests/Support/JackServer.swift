@@ -166,6 +166,23 @@ public final class JackServer: Sendable, CustomStringConvertible {
         return result
     }
 
+    /// `with` for a test that takes the server away and brings it back under the same name (a
+    /// server loss): `body` gets a `RestartableJackServer` to stop and start again, and whichever
+    /// server runs when `body` ends, or throws, is stopped.
+    public static func withRestarts<R>(name: String, rate: Int = 48000, period: Int = 256,
+                                       _ body: (RestartableJackServer) async throws -> R) async throws -> R {
+        let servers = RestartableJackServer(try await start(name: name, rate: rate, period: period))
+        let result: R
+        do {
+            result = try await body(servers)
+        } catch {
+            try? await servers.current.stop()
+            throw error
+        }
+        try await servers.current.stop()
+        return result
+    }
+
     /// True when `jack_lsp -s NAME` can connect.
     public func isAvailable() async -> Bool { await JackServer.isAvailable(name: name) }
 
@@ -278,6 +295,28 @@ public final class JackServer: Sendable, CustomStringConvertible {
             }
             throw JackServerError(description: "\(self) did not stop on SIGTERM\n\(process.outputSummary())")
         }
+    }
+}
+
+/// One server name a test stops and starts again (`JackServer.withRestarts`): `current` is the
+/// server started last, running or stopped.
+public final class RestartableJackServer: Sendable {
+    private let server: Mutex<JackServer>
+
+    init(_ server: JackServer) { self.server = Mutex(server) }
+
+    public var current: JackServer { server.withLock { $0 } }
+
+    /// Stops the current server (SIGTERM, waited for): the server goes away.
+    public func stop() async throws { try await current.stop() }
+
+    /// Starts a server again under the same name, rate and period; it becomes `current`.
+    @discardableResult
+    public func restart() async throws -> JackServer {
+        let old = current
+        let new = try await JackServer.start(name: old.name, rate: old.sampleRate, period: old.period)
+        server.withLock { $0 = new }
+        return new
     }
 }
 
