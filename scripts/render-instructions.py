@@ -56,7 +56,11 @@ def main():
     parser.add_argument("--periods", type=int, default=200)
     parser.add_argument("--filter", default="", help="only scenarios whose name contains this")
     args = parser.parse_args()
-    scratch = tempfile.mkdtemp(prefix="render-instructions-")
+    with tempfile.TemporaryDirectory(prefix="render-instructions-") as scratch:
+        compare(args, scratch)
+
+
+def compare(args, scratch):
     args.new = stripped(args.new, scratch)
     if args.old:
         args.old = stripped(args.old, scratch)
