@@ -1,10 +1,9 @@
 """The scene strip's scenarios of control_page.py (SPEC §13): `scenes`, `recall`, `morph`."""
 import time
 
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
-from control_page_browser import READ_THUMB, TOASTS, quiet_window, OVERFLOW, jack_clock, set_viewport, wait_live, wait_until
+from control_page_browser import READ_THUMB, TOASTS, quiet_window, OVERFLOW, calibrate, click_at, set_viewport, wait_live, wait_until
 
 
 # Before the page's own script: every WebSocket it opens is kept, and what it sends and
@@ -66,14 +65,6 @@ def scenes(driver, args):
     def count():
         return len(driver.execute_script(DECODED, "__sent"))
 
-    def click(element):
-        left, top, width, height = driver.execute_script(
-            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
-        actions = ActionBuilder(driver)
-        actions.pointer_action.move_to_location(round(left + width / 2), round(top + height / 2))
-        actions.pointer_action.pointer_down()
-        actions.pointer_action.pointer_up()
-        actions.perform()
 
     def list_answers():
         got = driver.execute_script(DECODED, "__received")
@@ -92,14 +83,14 @@ def scenes(driver, args):
 
     # Recall with the default action, then with easeInOutCubic over 3 s.
     n = count()
-    click(driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=bright]"))
+    click_at(driver, driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=bright]"))
     out["recallDefault"] = [m for m in sent_since(n, "/scene/recall") if m[0].startswith("/scene")]
     driver.execute_script("""
         const c = document.getElementById('curve'); c.value = 'easeInOutCubic'; c.dispatchEvent(new Event('change'));
         const r = document.getElementById('duration'); r.value = '548'; r.dispatchEvent(new Event('input'));""")
     out["duration"] = driver.execute_script("return document.getElementById('duration-text').textContent")
     n = count()
-    click(driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=dark]"))
+    click_at(driver, driver.find_element(By.CSS_SELECTOR, "#scene-buttons button[data-scene=dark]"))
     out["recall"] = [m for m in sent_since(n, "/scene/recall") if m[0].startswith("/scene")]
     wait_until(driver, lambda d: any(t["title"] == "/scene/recall" for t in d.execute_script(TOASTS)))
     out["notesAfterRecall"] = driver.execute_script(TOASTS)
@@ -109,14 +100,14 @@ def scenes(driver, args):
     field = driver.find_element(By.ID, "scene-name")
     n = count()
     field.send_keys("Bad Name")
-    click(driver.find_element(By.ID, "scene-save"))
+    click_at(driver, driver.find_element(By.ID, "scene-save"))
     quiet_window()
     out["badSave"] = {"sent": [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene")],
                       "strip": driver.execute_script(STRIP)}
     field.clear()
     field.send_keys("look-1")
     n, answered = count(), len(list_answers())
-    click(driver.find_element(By.ID, "scene-save"))
+    click_at(driver, driver.find_element(By.ID, "scene-save"))
     out["save"] = [m for m in sent_since(n, "/scene/list") if m[0].startswith("/scene")]
     out["fieldAfterSave"] = field.get_attribute("value")
     # paramd answers that /scene/list; then the list is handed over again as its reply.
@@ -130,7 +121,7 @@ def scenes(driver, args):
     Select(driver.find_element(By.ID, "morph-to")).select_by_value("bright")
     out["morph"] = [m for m in sent_since(n, "/scene/morph") if m[0].startswith("/scene")]
     n = count()
-    click(driver.find_element(By.ID, "morph-release"))
+    click_at(driver, driver.find_element(By.ID, "morph-release"))
     out["release"] = [m for m in sent_since(n, "/scene/release") if m[0].startswith("/scene")]
     out["pickersAfterRelease"] = driver.execute_script(
         "return [document.getElementById('morph-from').value, document.getElementById('morph-to').value]")
@@ -169,23 +160,11 @@ def recall(driver, args):
     driver.execute_script("""
         const c = document.getElementById('curve'); c.value = 'linear'; c.dispatchEvent(new Event('change'));
         const r = document.getElementById('duration'); r.value = '316'; r.dispatchEvent(new Event('input'));""")
-    calibrations = []
-    for _ in range(20):
-        t0 = jack_clock()
-        now = driver.execute_script("return performance.now()")
-        t1 = jack_clock()
-        calibrations.append((t1 - t0, (t0 + t1) / 2 - now / 1000))
-    width, offset = min(calibrations)
+    offset, error = calibrate(driver)
     before = {n: driver.execute_script(READ_THUMB, n) for n in names}
     driver.execute_script(SAMPLE_MANY, names)
     n = len(driver.execute_script(DECODED, "__sent"))
-    left, top, w, h = driver.execute_script(
-        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", button)
-    actions = ActionBuilder(driver)
-    actions.pointer_action.move_to_location(round(left + w / 2), round(top + h / 2))
-    actions.pointer_action.pointer_down()
-    actions.pointer_action.pointer_up()
-    actions.perform()
+    click_at(driver, button)
     if args.screenshot:
         time.sleep(args.read_seconds / 2)  # sleep: the picture is of the glide half way through its length
         driver.save_screenshot(args.screenshot)
@@ -200,7 +179,7 @@ def recall(driver, args):
     for row in samples:
         row["t"] = row["t"] / 1000 + offset
     return {"before": before, "sentAt": None if sent_at is None else sent_at / 1000 + offset,
-            "calibrationError": width / 2, "samples": samples,
+            "calibrationError": error, "samples": samples,
             "sent": [m for m in driver.execute_script(DECODED, "__sent")[n:] if m[0].startswith("/scene")],
             "notes": notes, "after": {n: driver.execute_script(READ_THUMB, n) for n in names}}
 
@@ -223,13 +202,7 @@ def morph(driver, args):
     out = {"bound": {"volume": settled("volume", 0.2), "frequency": settled("frequency", 880)}}
     slider = driver.find_element(By.ID, "slider-morph")
     out["inStrip"] = driver.execute_script("return document.getElementById('morph-slot').contains(arguments[0])", slider)
-    left, top, width, height = driver.execute_script(
-        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
-    actions = ActionBuilder(driver)
-    actions.pointer_action.move_to_location(round(left + 0.5 * width), round(top + height / 2))
-    actions.pointer_action.pointer_down()
-    actions.pointer_action.pointer_up()
-    actions.perform()
+    click_at(driver, slider)
     out["morph"] = settled("morph", 0.5)
     out["half"] = {"volume": settled("volume", 0.4), "frequency": settled("frequency", 440)}
     driver.find_element(By.ID, "morph-release").click()

@@ -16,19 +16,17 @@ ControlPageTimeTests (helpers from control_page.py). Scenarios:
 Results go to --out as JSON; progress lines to stdout.
 """
 import argparse
-import json
 import socket
 import os
 import subprocess
 import sys
 import time
 
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from osc_codec import osc_decode, osc_message  # noqa: E402  the project's one OSC codec
-from control_page_browser import READ_THUMB, TOASTS, quiet_window, browser, next_frames, say, set_viewport, wait_live, wait_until
+from control_page_browser import READ_THUMB, TOASTS, quiet_window, calibrate, click_at, next_frames, run, set_viewport, wait_live, wait_until
 
 # Before the page's own script: what every WebSocket sends and receives, each stamped with
 # performance.now() (a listener added first runs before the page's own handler).
@@ -69,18 +67,6 @@ class OSCClient:
                 return got
 
 
-def calibrate(driver):
-    """time.monotonic() − performance.now()/1000, from the narrowest of 20 bracketed readings."""
-    best = None
-    for _ in range(20):
-        t0 = time.monotonic()
-        now = driver.execute_script("return performance.now()")
-        t1 = time.monotonic()
-        if best is None or t1 - t0 < best[0]:
-            best = (t1 - t0, (t0 + t1) / 2 - now / 1000)
-    return best[1], best[0] / 2
-
-
 READ_BEAT = """
 const b = document.getElementById('beat');
 return {beat: b.dataset.beat === undefined ? null : Number(b.dataset.beat), inBar: Number(b.dataset.beatInBar),
@@ -95,7 +81,7 @@ def tempo(driver, args):
     wait_live(driver, "volume")
     wait_until(driver, lambda d: d.execute_script(READ_BEAT)["beat"] is not None)
     out = {"before": driver.execute_script(READ_BEAT)}
-    offset, error = calibrate(driver)
+    offset, error = calibrate(driver, time.monotonic)
     driver.execute_script("""
         const box = document.getElementById('tempo');
         window.__tempo = [];
@@ -126,16 +112,6 @@ def tempo(driver, args):
         wait_until(driver, lambda d: int(d.execute_script(READ_BEAT)["beat"] or 0) != int(after["beat"] or 0), 2)
     out["comparisons"] = comparisons
     return out
-
-
-def click_at(driver, element, fraction):
-    left, top, width, height = driver.execute_script(
-        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
-    actions = ActionBuilder(driver)
-    actions.pointer_action.move_to_location(round(left + fraction * width), round(top + height / 2))
-    actions.pointer_action.pointer_down()
-    actions.pointer_action.pointer_up()
-    actions.perform()
 
 
 def sent_since(driver, n, address, first=None, timeout=5.0):
@@ -272,18 +248,7 @@ def main():
     parser.add_argument("--read-seconds", type=float, default=1.0)
     parser.add_argument("--hold-seconds", type=float, default=0.0)
     args = parser.parse_args()
-    driver = browser(900, 1100)
-    try:
-        result = {"tempo": tempo, "musical": musical, "modulator": modulator}[args.scenario](driver, args)
-        try:
-            result["console"] = [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
-        except Exception:  # not every driver keeps the console log
-            result["console"] = []
-    finally:
-        driver.quit()
-    with open(args.out, "w") as f:
-        json.dump(result, f)
-    say("done")
+    run({"tempo": tempo, "musical": musical, "modulator": modulator}, args)
 
 
 if __name__ == "__main__":
