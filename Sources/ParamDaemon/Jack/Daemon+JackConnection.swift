@@ -61,8 +61,9 @@ extension Daemon {
         let client = "JACK client '\(jack.name)' at \(jack.sampleRate) Hz, \(jack.bufferSize) frames"
         if !jackWatch.retry.announcedReady {
             jackWatch.retry.announcedReady = true
-            log.info("ready: OSC on \(listening); \(client)")
+            // Connected before "ready" and READY=1, so whoever waits for either finds the ports patched.
             connectPorts()
+            log.info("ready: OSC on \(listening); \(client)")
             systemd.status = statusText(now: now)
             systemd.statusSentAt = now
             systemd.notifier?.ready(status: systemd.status)

@@ -275,9 +275,10 @@ public enum Coverage<Result> {
 /// `attempts` times. A recording is never made again because its values were wrong, only
 /// because it caught too little (the machine ran whole stretches of cycles without the recorder,
 /// or the animation's start fell in a gap); if the last attempt still caught too little, that
-/// is a failure, and nil. A recording that covers enough is held to the one rule for
+/// is a failure, and nil. Before each new attempt it waits for a quiet second
+/// (`waitForQuietCycles`). A recording that covers enough is held to the one rule for
 /// recordings (`expectEverySkipAnXrun`): what was set aside must be where JACK reported xruns.
-public func recordUntilCovered<Result>(_ what: String, attempts: Int = 3,
+public func recordUntilCovered<Result>(_ what: String, attempts: Int = 4,
                                        _ attempt: () async throws -> Recording,
                                        measure: (FrameTimeline) -> Coverage<Result>) async throws -> (Result, FrameTimeline)? {
     for n in 1...attempts {
@@ -290,6 +291,9 @@ public func recordUntilCovered<Result>(_ what: String, attempts: Int = 3,
             TestLog.write("\(what): attempt \(n) of \(attempts) caught too little: \(reason) [\(timeline.description)]")
             if n == attempts {
                 Issue.record("\(what): every recording caught too little; the last: \(reason) [\(timeline.description)]")
+            } else if let server = timeline.recording.serverName {
+                let quiet = await waitForQuietCycles(serverName: server)
+                TestLog.write("\(what): \(quiet ? "a second without xruns came" : "no second without xruns came"); attempt \(n + 1)")
             }
         }
     }

@@ -69,7 +69,7 @@ public enum JackTool {
         try await process.waitForLine(exactly: "ready", on: .stdout)
         let rate = try await process.waitForLine(on: .stdout, describedAs: "sample_rate") { $0.hasPrefix("sample_rate ") }
         return Recorder(process: process, name: name, ports: connect.indices.map { "\(name):in_\($0 + 1)" },
-                        output: output, sampleRate: Int(rate.dropFirst("sample_rate ".count)) ?? 48000)
+                        serverName: serverName, output: output, sampleRate: Int(rate.dropFirst("sample_rate ".count)) ?? 48000)
     }
 }
 
@@ -122,15 +122,18 @@ public final class Recorder: Sendable {
     public let name: String
     /// Its input ports, full names (`recorder-1:in_1`, …), in the order of `connect`.
     public let ports: [String]
+    /// The JACK server it records from.
+    public let serverName: String
     /// The raw file; the metadata is `output + ".json"`.
     public let output: String
     /// The server's rate, as the tool reported it.
     public let sampleRate: Int
 
-    init(process: ChildProcess, name: String, ports: [String], output: String, sampleRate: Int) {
+    init(process: ChildProcess, name: String, ports: [String], serverName: String, output: String, sampleRate: Int) {
         self.process = process
         self.name = name
         self.ports = ports
+        self.serverName = serverName
         self.output = output
         self.sampleRate = sampleRate
     }
@@ -169,7 +172,9 @@ public final class Recorder: Sendable {
         guard status == .exited(0) else {
             throw JackToolError(description: "paramd-jacktool record ended with \(status)\n\(process.outputSummary())")
         }
-        return try Recording.load(output)
+        var recording = try Recording.load(output)
+        recording.serverName = serverName
+        return recording
     }
 }
 
@@ -203,6 +208,8 @@ public struct RecordingMetadata: Codable, Sendable, Equatable {
 public struct Recording: Sendable {
     public var channels: [[Float]]
     public var metadata: RecordingMetadata
+    /// The server it was recorded from (nil for a recording made up in a test).
+    public var serverName: String? = nil
 
     public var sampleRate: Int { metadata.sampleRate }
     public var frames: Int { metadata.frames }
