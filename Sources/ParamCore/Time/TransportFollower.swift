@@ -29,13 +29,20 @@ public enum TransportFollowing: UInt32, Sendable, BitwiseCopyable {
 /// it is, the beat would jump by up to a tick every period. So the readings since the tempo and
 /// bar last changed are held to one line: each narrows the interval the beat at `anchorFrame`
 /// must lie in, and the reading given is its middle. A reading outside the interval (a locate,
-/// a master that counts otherwise) starts a new one. Audio thread only.
+/// a master that counts otherwise) starts a new one, except a stale one: when the master's
+/// callback ran late, JACK2 gives the BBT it wrote for an earlier cycle with this cycle's frame
+/// (measured under xruns: 17 ticks, one 256-frame period, behind). A reading behind the line by
+/// no more than the frames since the last reading holds the line for that period, once; two in
+/// a row are a change (a short locate back), followed a period late. Audio thread only.
 public struct TransportFollower: Sendable, BitwiseCopyable {
     /// The transport frame the interval is about, and the interval (NaN: none yet).
     var anchorFrame: UInt32 = 0
     var lowBeat = Double.nan
     var highBeat = Double.nan
     var tempo = 0.0
+    /// The transport frame of the last reading, and whether that reading was held as stale.
+    var lastFrame: UInt32 = 0
+    var heldStale = false
     /// The bar of the last valid reading, kept when following ends; 0 before any.
     public private(set) var beatsPerBar = 0
     public private(set) var state = TransportFollowing.off
@@ -55,6 +62,7 @@ public struct TransportFollower: Sendable, BitwiseCopyable {
         let beatsPerFrame = reading.tempo / (60 * sampleRate)
         let slackBeats = 0.01 * beatsPerFrame  // a hundredth of a frame: rounding in the master
         let resolution = bbt.resolutionBeats
+        defer { lastFrame = transportFrame }
         if lowBeat == lowBeat, reading.tempo == tempo, reading.beatsPerBar == beatsPerBar {
             var frames = Int32(bitPattern: transportFrame &- anchorFrame)
             if frames.magnitude > 1 << 30 {  // keep the difference far from wrapping
@@ -74,9 +82,17 @@ public struct TransportFollower: Sendable, BitwiseCopyable {
                     lowBeat = middle
                     highBeat = middle
                 }
+                heldStale = false
+                return TimelineReading(tempo: tempo, beat: (lowBeat + highBeat) / 2 + elapsed, beatsPerBar: beatsPerBar)
+            }
+            let sinceLast = Double(Int32(bitPattern: transportFrame &- lastFrame)) * beatsPerFrame
+            let behind = lowBeat - high  // how far the reading's interval ends before the line's
+            if !heldStale, sinceLast > 0, behind > 0, behind <= sinceLast + slackBeats {
+                heldStale = true
                 return TimelineReading(tempo: tempo, beat: (lowBeat + highBeat) / 2 + elapsed, beatsPerBar: beatsPerBar)
             }
         }
+        heldStale = false
         anchorFrame = transportFrame
         lowBeat = reading.beat
         highBeat = reading.beat + resolution

@@ -121,6 +121,33 @@ import Testing
         #expect(abs(faster.beat - 864_512 * 140 / (60 * Self.rate)) < 1.0 / 1920)
     }
 
+    /// JACK2, when the master's callback ran late (xruns), gives the BBT the master wrote for the
+    /// cycle before with this cycle's frame (measured: 17 ticks, a 256-frame period, behind).
+    @Test func aStaleReadingHoldsTheLineAndTwoInARowAreALocate() throws {
+        var follower = TransportFollower()
+        let beatsPerFrame = 100 / (60 * Self.rate)
+        var lastHalf = 0.0
+        for n in 0..<400 {
+            let frame = UInt32(1_000_003 + n * 256)
+            // Every seventh period stale.
+            let stale = n % 7 == 6
+            let bbt = Self.bbt(frame: stale ? frame - 256 : frame)
+            let followed = follower.follow(rolling: true, bbt: bbt, transportFrame: frame, sampleRate: Self.rate)
+            let reading = try #require(followed)
+            let errorFrames = abs(reading.beat - Double(frame) * beatsPerFrame) / beatsPerFrame
+            if n >= 200 { lastHalf = max(lastHalf, errorFrames) }
+        }
+        #expect(lastHalf < 1, "within a frame, stale readings and all: \(lastHalf)")
+        // Located back by 100 frames: the first reading is held as stale, the second followed.
+        let last = UInt32(1_000_003 + 400 * 256)
+        let held = follower.follow(rolling: true, bbt: Self.bbt(frame: last - 100), transportFrame: last, sampleRate: Self.rate)
+        let first = try #require(held)
+        #expect(abs(first.beat - Double(last) * beatsPerFrame) < beatsPerFrame, "held on the line")
+        let followed = follower.follow(rolling: true, bbt: Self.bbt(frame: last + 156), transportFrame: last + 256, sampleRate: Self.rate)
+        let second = try #require(followed)
+        #expect(abs(second.beat - Double(last + 156) * beatsPerFrame) <= 7.5 * beatsPerFrame + 1e-12, "the locate, within half a tick")
+    }
+
     @Test func aBarOfSixEighthsCountsEighths() throws {
         let bbt = TransportBBT(bar: 2, beat: 1, tick: 0, beatsPerBar: 6, beatType: 8, ticksPerBeat: 1920, beatsPerMinute: 180)
         #expect(try #require(bbt.reading(sampleRate: Self.rate)) == TimelineReading(tempo: 180, beat: 6, beatsPerBar: 6))
