@@ -97,8 +97,8 @@ endif
 	@# reports xruns at the switch whenever the machine is busy), the stalls (a client upstream
 	@# of paramd sleeps 30 ms, so JACK skips paramd: every check by JACK frame, and a loaded
 	@# machine would add skips of its own), the quantum switch on a private PipeWire
-	@# (its quantum changes mid-fade), the control page in headless
-	@# Chromium (a browser starting takes both cores for a moment), the multi-host tests in
+	@# (its quantum changes mid-fade), every ControlPage suite in headless
+	@# Chromium, one at a time (a browser starting takes both cores for a moment), the multi-host tests in
 	@# network namespaces of their own (docs/MULTIHOST.md; they skip without root or
 	@# CAP_NET_ADMIN), alone so that their cross-server timing is not loaded, then the two
 	@# paramds on one Link bar line (its own phase: it and a multi-host test each take their two
@@ -112,12 +112,12 @@ endif
 	@# client closing removes the properties of the same UUID.
 	$(SWIFT) test --skip-build --filter ParamCoreTests
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=$${PARAMD_TEST_MAX_SERVERS:-2} \
-	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'PackageTests|UnitUnderSystemdTests|BufferSizeTests|StallTests|PipeWireTests|MultiHostTests|LinkBarLineTests|ControlPageTests|AccessTests|AccessUDPTests|InJackMetadata'
+	$(SWIFT) test --skip-build --filter ParamDaemonTests --skip 'PackageTests|UnitUnderSystemdTests|BufferSizeTests|StallTests|PipeWireTests|MultiHostTests|LinkBarLineTests|ControlPage|AccessTests|AccessUDPTests|InJackMetadata'
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=1 $(SWIFT) test --skip-build --filter InJackMetadata
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter BufferSizeTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter StallTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter PipeWireTests
-	$(E2E_ENV) $(SWIFT) test --skip-build --filter ControlPageTests
+	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=1 $(SWIFT) test --skip-build --filter ControlPage
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter MultiHostTests
 	$(E2E_ENV) PARAMD_TEST_MAX_SERVERS=2 $(SWIFT) test --skip-build --filter LinkBarLineTests
 	$(E2E_ENV) $(SWIFT) test --skip-build --filter 'AccessTests|AccessUDPTests'
@@ -152,7 +152,7 @@ endif
 # TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
-TSAN_ALONE := InJackMetadata;BufferSizeTests;StallTests;ControlPageTests;MultiHostTests;AccessTests|AccessUDPTests
+TSAN_ALONE := InJackMetadata;BufferSizeTests;StallTests;ControlPage;MultiHostTests;AccessTests|AccessUDPTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
 TSAN_SKIP := PackageTests|UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
 
@@ -168,7 +168,7 @@ tsan: deps $(ALLOC_SHIM)
 	failed=''; IFS=';'; for phase in $$phases; do \
 		skip='$(TSAN_SKIP)'; servers=2; \
 		if [ "$$phase" = ParamDaemonTests ]; then skip="$$skip|$(subst ;,|,$(TSAN_ALONE))"; fi; \
-		if [ "$$phase" = InJackMetadata ]; then servers=1; fi; \
+		if [ "$$phase" = InJackMetadata ] || [ "$$phase" = ControlPage ]; then servers=1; fi; \
 		echo "== ThreadSanitizer phase: $$phase"; \
 		PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
 		TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=$$servers \

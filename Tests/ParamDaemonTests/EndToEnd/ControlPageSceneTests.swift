@@ -164,7 +164,9 @@ struct ControlPageRecallTests {
         let after = page.samples.filter { $0.t >= sentAt }
         let marked = after.first { Float($0.volume.target) == Float(0.2) && Float($0.frequency.target) == 880 }
         TestLog.write(String(format: "scene recall from the page: both markers on the scene's targets %.1f ms after the page sent it", ((marked?.t ?? .nan) - sentAt) * 1000))
-        #expect(marked.map { $0.t - sentAt } ?? 1 <= 0.1, "both markers on the scene's targets within 100 ms of the recall")
+        // At once, not with the 1 s glide: within its first quarter. Typically 20–40 ms here; a CI
+        // run with Chromium, jackd and paramd sharing two cores once took 109 ms.
+        #expect(marked.map { $0.t - sentAt } ?? 1 <= 0.25, "both markers on the scene's targets within 250 ms of the recall (the glide takes 1 s)")
         let gliding = after.filter { $0.volume.value < 0.98 && $0.volume.value > 0.22 }
         #expect(gliding.count >= 10, "the volume thumb passed through intermediate values: \(gliding.count) readings")
         #expect(gliding.allSatisfy { $0.frequency.value > 441 && $0.frequency.value < 879 }, "frequency glided with it")

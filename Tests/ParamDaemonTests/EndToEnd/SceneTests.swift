@@ -110,6 +110,13 @@ struct SceneTests {
             return recording
         } measure: { (timeline: FrameTimeline) -> Coverage<(starts: [Int64], fits: [(worst: Double, coverage: Double)], micros: Double)> in
             guard let starts = Self.starts(timeline), let micros = timeline.micros(of: starts[0]) else { return .tooLittle("a start fell in a gap") }
+            // paramd places the tag on a frame when the bundle comes, by JACK's clock then; late
+            // cycles between then and the start move JACK's frames against its clock (seen: 132 µs),
+            // so the period's time at the start is no reference for where the tag belonged.
+            let placing = (starts[0] - 12_000 - 2 * 256)...(starts[0] + 256)
+            if let xrun = timeline.xrunStamps.first(where: placing.contains) {
+                return .tooLittle("an xrun at frame \(xrun), between the bundle and the start")
+            }
             let fits = (0..<3).map { c in
                 Self.compare(timeline, c, start: starts[c], frames: -100..<(n + 500), relative: c == 1) { Self.look(c, $0, n: n) }
             }
