@@ -355,15 +355,7 @@ extension MIDITests {
 
     @Test(arguments: badConfigs)
     func aBadMIDIMappingIsAConfigErrorNamingTheLineAndKey(_ bad: ConfigFileTests.BadConfig) async throws {
-        let server = try JackServer.required()
-        let home = TestHome("midi-badconfig")
-        try home.writeConfig(bad.text)
-        let paramd = try launchParamd(server: server.name, name: "pd-badmidi", port: try freeUDPPort(), environment: home.environment)
-        #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78))
-        let error = paramd.standardError
-        #expect(error.contains("\(home.configFile):\(bad.line)"), "names the line: \(error)")
-        if let key = bad.key { #expect(error.contains("'\(key)'"), "names the key: \(error)") }
-        #expect(error.contains(bad.words), "says why: \(error)")
-        #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+        let (error, configFile) = try await bad.refusal(on: try JackServer.required(), home: "midi-badconfig", name: "pd-badmidi")
+        bad.expectNamed(in: error, configFile: configFile)
     }
 }
