@@ -91,14 +91,7 @@ extension MIDITests {
 
     /// paramd with `volume` on CC 7, channel 1, with feedback (its home named after it).
     static func startWithVolumeFeedback(_ server: JackServer, name: String) async throws -> ParamdProcess {
-        let home = TestHome(name)
-        try home.writeConfig("""
-            [[midi]]
-            param = "volume"
-            cc = 7
-            channel = 1
-            feedback = true
-            """)
+        let home = try TestHome.volumeOnCC7(name, "channel = 1", "feedback = true")
         return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
     }
 

@@ -233,15 +233,14 @@ struct MIDITests {
         var client = try OSCClient(port: paramd.port)
         let ack = try await client.request("/midi/learn", [.string("cutoff")], reply: "/midi/learning")
         #expect(ack?.arguments == [.string("cutoff"), .string("any")])
-        var sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 10])])
+        let sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 10])])
         let learned = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
         _ = try await sender.stop()
         #expect(learned?.arguments == [.string("cutoff"), .string("cc"), .int32(74), .int32(1)])
         // Now CC 74 drives cutoff (and the moving CC itself did not).
-        sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 127])])
-        try await sender.waitUntilSent()
-        try await client.waitForValue("cutoff") { value, _ in value == 20000 }
-        _ = try await sender.stop()
+        try await JackTool.midiMoves("cutoff", of: client, server: server, into: "pd-learn:midi_in", send: [(5, 0, [0xB0, 74, 127])]) { value, _ in
+            value == 20000
+        }
         let driven = try await client.get("cutoff")
         #expect(driven?.value == 20000 && driven?.target == 20000, "CC 74 = 127 → cutoff max: \(String(describing: driven))")
         try client.send("/midi/map")
@@ -258,10 +257,9 @@ struct MIDITests {
         paramd = try await ParamdProcess.start(server: server, name: "pd-learn", environment: home.environment)
         client = try OSCClient(port: paramd.port)
         #expect(try await client.get("cutoff")?.target == 20000, "the target came back too")
-        sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 0])])
-        try await sender.waitUntilSent()
-        try await client.waitForValue("cutoff") { value, _ in value == 20 }
-        _ = try await sender.stop()
+        try await JackTool.midiMoves("cutoff", of: client, server: server, into: "pd-learn:midi_in", send: [(5, 0, [0xB0, 74, 0])]) { value, _ in
+            value == 20
+        }
         let after = try await client.get("cutoff")
         #expect(after?.value == 20 && after?.target == 20, "CC 74 = 0 after the restart → cutoff min: \(String(describing: after))")
         let forgot = try await client.request("/midi/forget", [.string("cutoff")], reply: "/midi/forgot")
@@ -321,10 +319,10 @@ struct MIDITests {
             [.string("volume"), .string("cc14"), .int32(7), .int32(39), .int32(3)],
             [.string("fine"), .string("nrpn"), .int32(1024), .int32(-1), .int32(1)]])
         // The learned pair drives volume to 14 bits: 100·128 + 5.
-        sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: [(5, 0, [0xB2, 7, 100]), (5, 0, [0xB2, 39, 5])])
-        try await sender.waitUntilSent()
-        try await client.waitForValue("volume") { _, target in target == Float(Double(100 << 7 | 5) / 16383) }
-        _ = try await sender.stop()
+        try await JackTool.midiMoves("volume", of: client, server: server, into: "pd-kinds:midi_in",
+                                     send: [(5, 0, [0xB2, 7, 100]), (5, 0, [0xB2, 39, 5])]) { _, target in
+            target == Float(Double(100 << 7 | 5) / 16383)
+        }
         #expect(try await client.get("volume")?.target == Float(Double(100 << 7 | 5) / 16383))
         #expect(try await client.request("/midi/learn", [.string("fine"), .string("sysex")], reply: "/error")?.arguments
                 == [.string("/midi/learn"), .string("the kind is cc, cc14, nrpn, pitchbend or any")])
