@@ -18,9 +18,7 @@ struct MIDITests {
     /// paramd with `config`, DC 1.0 into in_1, a recorder on out_1.
     static func start(_ label: String, config: String) async throws -> (ParamdProcess, Feeder, Recorder, TestHome) {
         let server = try JackServer.required()
-        let home = TestHome("midi-\(label)")
-        try home.writeConfig(config)
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-\(label)", environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "pd-\(label)", home: "midi-\(label)", config: config)
         let feeder = try await JackTool.feed(server: server, connect: ["pd-\(label):in_1"], value: 1)
         let recorder = try await JackTool.record(server: server, connect: ["pd-\(label):out_1"], seconds: 10)
         return (paramd, feeder, recorder, home)
@@ -293,9 +291,8 @@ struct MIDITests {
 
     @Test func learnTakesOnlyTheKindAskedFor() async throws {
         let server = try JackServer.required()
-        let home = TestHome("midi-learnkinds")
-        try home.writeConfig("[fine]\nmin = 0\nmax = 1\n")
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-kinds", environment: home.environment)
+        let (paramd, _) = try await ParamdProcess.start(server: server, name: "pd-kinds", home: "midi-learnkinds",
+                                                        config: "[fine]\nmin = 0\nmax = 1\n")
         let client = try OSCClient(port: paramd.port)
         // cc14: a plain CC 74 (not an MSB of a pair) is passed over; CC 7 + 39 is learned as [7, 39].
         #expect(try await client.request("/midi/learn", [.string("volume"), .string("cc14")], reply: "/midi/learning")?.arguments

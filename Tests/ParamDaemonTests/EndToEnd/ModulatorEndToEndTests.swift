@@ -15,9 +15,7 @@ struct ModulatorEndToEndTests {
         """
 
     func start(_ server: JackServer, _ name: String, config: String) async throws -> ParamdProcess {
-        let home = TestHome(name)
-        try home.writeConfig(config)
-        return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
+        try await ParamdProcess.start(server: server, name: name, config: config).paramd
     }
 
     /// `/cutoff/mod sfsf sine 2 depth 0.25` makes cv_cutoff 0.5 + 0.25·sin(2π·2·t + φ): φ and

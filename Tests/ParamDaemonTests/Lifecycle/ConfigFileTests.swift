@@ -83,9 +83,9 @@ struct ConfigFileTests {
 
     @Test func theFileSetsWhatTheFlagsDoNotAndFlagsWin() async throws {
         let server = try JackServer.required()
-        let home = TestHome("config")
         let filePort = try freeUDPPort()
-        try home.writeConfig("""
+        // --name and --port on the command line win over the file's.
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-config", home: "config", config: """
             # Every flag has a key of the same name.
             port = \(filePort)
             name = "paramd-from-file"
@@ -101,8 +101,6 @@ struct ConfigFileTests {
             duration = 1.5
             curve = "easeOutBack(2)"
             """)
-        // --name and --port on the command line win over the file's.
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-config", environment: home.environment)
         let client = try OSCClient(port: paramd.port)
         #expect(paramd.port != filePort)
         #expect(try await client.pings())
