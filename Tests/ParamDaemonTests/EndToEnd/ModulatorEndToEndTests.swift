@@ -99,9 +99,7 @@ struct ModulatorEndToEndTests {
 
     @Test func theStateFileKeepsAModulatorWithItsDepth() async throws {
         let server = try JackServer.required()
-        let home = TestHome("paramd-modstate")
-        try home.writeConfig(Self.cutoff)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-modstate", environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-modstate", config: Self.cutoff)
         let client = try OSCClient(port: paramd.port)
         try client.send("/cutoff/mod", [.string("random"), .string("4n."), .string("seed"), .int32(-3), .string("polarity"), .string("up")])
         try client.send("/cutoff/mod/depth", [.float32(0.4), .float32(0)])
@@ -187,9 +185,7 @@ struct ModulatorEndToEndTests {
     /// SIGHUP: a `mod` table added to a parameter's table starts its modulator, a removed one ends it.
     @Test func sighupStartsAndEndsConfigModulators() async throws {
         let server = try JackServer.required()
-        let home = TestHome("paramd-modhup")
-        try home.writeConfig(Self.cutoff)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-modhup", environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-modhup", config: Self.cutoff)
         let client = try OSCClient(port: paramd.port)
         #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == [.string("none")])
         try home.writeConfig(Self.cutoff + "\nmod = { shape = \"triangle\", rate = 3, depth = 0.3, polarity = \"down\" }\n")

@@ -116,10 +116,8 @@ struct ConfigFileTests {
 
     @Test func sighupReloadsTheFileAppliesWhatCanChangeLiveAndSaysWhatCannot() async throws {
         let server = try JackServer.required()
-        let home = TestHome("reload")
-        try home.writeConfig("log-level = \"info\"\n")
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-reload", arguments: ["--no-state"],
-                                                   environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-reload", home: "reload",
+                                                           config: "log-level = \"info\"\n", arguments: ["--no-state"])
         try home.writeConfig("""
             log-level = "debug"
             name = "another-name"
