@@ -93,7 +93,7 @@ import Testing
         #expect(out[start + 1] < 1)
     }
 
-    /// The NTP time at which the clock of period starts begins.
+    /// Where the clock that measures period starts begins, as an NTP time.
     let clockBase: OSCTimeTag = 0xE000_0000_0000_0000
 
     /// `frames` frames at `rate` as an NTP duration (2^32 a second).
