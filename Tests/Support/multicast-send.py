@@ -18,18 +18,15 @@ import struct
 import sys
 import time
 
-from udp_listen import print_replies
+from udp_listen import exchange, parse_exchange_arguments
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--interface", required=True)
     parser.add_argument("--group", required=True)
-    parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--ttl", type=int, default=1)
-    parser.add_argument("--listen", type=float, default=0)
-    parser.add_argument("packets", nargs="+")
-    args = parser.parse_args()
+    args = parse_exchange_arguments(parser)
 
     group = ipaddress.ip_address(args.group)
     index = socket.if_nametoindex(args.interface)
@@ -45,10 +42,7 @@ def main():
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, index)
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, args.ttl)
         destination = (args.group, args.port, 0, index)
-    for packet in args.packets:
-        s.sendto(bytes.fromhex(packet), destination)
-    print(f"sent {len(args.packets)}", flush=True)
-    print_replies(s, args.listen)
+    exchange(s, destination, args.packets, args.listen)
 
 
 if __name__ == "__main__":

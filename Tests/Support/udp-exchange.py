@@ -15,25 +15,19 @@ import ipaddress
 import socket
 import sys
 
-from udp_listen import print_replies
+from udp_listen import exchange, parse_exchange_arguments
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--source", default=None)
     parser.add_argument("--to", required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--listen", type=float, default=0)
-    parser.add_argument("packets", nargs="+")
-    args = parser.parse_args()
+    args = parse_exchange_arguments(parser)
 
     family = socket.AF_INET6 if ipaddress.ip_address(args.to).version == 6 else socket.AF_INET
     s = socket.socket(family, socket.SOCK_DGRAM)
     s.bind((args.source or ("::" if family == socket.AF_INET6 else "0.0.0.0"), 0))
-    for packet in args.packets:
-        s.sendto(bytes.fromhex(packet), (args.to, args.port))
-    print(f"sent {len(args.packets)}", flush=True)
-    print_replies(s, args.listen)
+    exchange(s, (args.to, args.port), args.packets, args.listen)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,18 @@ import Testing
     let n = 100  // frames per pass
     var seconds: Double { Double(n) / 48000 }
 
+    /// A pass of `n` frames to `target`, played `repeatCount` times, back and forth if it `autoreverses`.
+    func passes(to target: Double, repeatCount: Double = 1, autoreverses: Bool = false) -> AnimationSpec {
+        var s = spec(target, seconds: seconds)
+        s.repeatCount = repeatCount
+        s.autoreverses = autoreverses
+        return s
+    }
+
     @Test func repeatPlaysWholePassesThenRestsOnTheTarget() {
         var h = RendererHarness(period: 64)
         defer { h.release() }
-        var s = spec(0, seconds: seconds)
-        s.repeatCount = 2
-        h.send(.volume, s)
+        h.send(.volume, passes(to: 0, repeatCount: 2))
         let out = h.render(periods: 5).left
         for k in 0..<200 { #expect(abs(Double(out[k]) - (1 - Double(k % n) / Double(n))) < 1e-6, "frame \(k)") }
         #expect(out[200...].allSatisfy { $0 == 0 })
@@ -27,8 +33,8 @@ import Testing
         // control side's model still hears of a target the audio side moved.
         var h = RendererHarness(period: 64)
         defer { h.release() }
-        var s = spec(0.5, seconds: seconds)
-        s.autoreverses = true  // rests where it ends, away from its target: a target update
+        // Rests where it ends, away from its target: a target update.
+        let s = passes(to: 0.5, autoreverses: true)
         h.send(.volume, s, serial: 3)
         h.send(.pan, spec(0.5, seconds: seconds))
         let quiet = h.render(periods: 5, followed: false).left
@@ -49,9 +55,7 @@ import Testing
     @Test func autoreversePlaysForwardThenBackAndRestsWhereItEnds() {
         var h = RendererHarness(period: 64)
         defer { h.release() }
-        var s = spec(0, seconds: seconds)
-        s.autoreverses = true
-        h.send(.volume, s, serial: 7)
+        h.send(.volume, passes(to: 0, autoreverses: true), serial: 7)
         let out = h.render(periods: 5).left
         for k in 0...n { #expect(abs(Double(out[k]) - (1 - Double(k) / Double(n))) < 1e-6, "forward \(k)") }
         for k in n...(2 * n) { #expect(abs(Double(out[k]) - Double(k - n) / Double(n)) < 1e-6, "back \(k)") }
@@ -63,9 +67,7 @@ import Testing
     @Test func aFractionalRepeatStopsPartWay() {
         var h = RendererHarness(period: 64)
         defer { h.release() }
-        var s = spec(0, seconds: seconds)
-        s.repeatCount = 1.5
-        h.send(.volume, s)
+        h.send(.volume, passes(to: 0, repeatCount: 1.5))
         let out = h.render(periods: 5).left
         #expect(abs(out[149] - 0.51) < 1e-6)
         #expect(out[150...].allSatisfy { abs($0 - 0.5) < 1e-6 })
@@ -74,10 +76,7 @@ import Testing
     @Test func repeatInfAutoreverseNeverEnds() {
         var h = RendererHarness(period: 256)
         defer { h.release() }
-        var s = spec(0, seconds: seconds)
-        s.repeatCount = .infinity
-        s.autoreverses = true
-        h.send(.volume, s)
+        h.send(.volume, passes(to: 0, repeatCount: .infinity, autoreverses: true))
         let out = h.render(periods: 40).left
         for k in 0..<(out.count - 2 * n) { #expect(out[k] == out[k + 2 * n], "periodic at \(k)") }
         #expect(!h.events().contains { if case .done = $0 { true } else { false } })
@@ -94,24 +93,42 @@ import Testing
         #expect(out[start + 1] < 1)
     }
 
-    /// Period starts measured on a clock running exactly at the sample rate from a base time.
-    func clock(base: OSCTimeTag, rate: Double) -> (UInt64) -> OSCTimeTag {
-        { frame in base &+ UInt64((Double(frame) / rate * 4_294_967_296).rounded()) }
+    /// Where the clock that measures period starts begins, as an NTP time.
+    let clockBase: OSCTimeTag = 0xE000_0000_0000_0000
+
+    /// `frames` frames at `rate` as an NTP duration (2^32 a second).
+    func ntp(frames: Double, rate: Double = 48000) -> UInt64 {
+        UInt64((frames / rate * 4_294_967_296).rounded())
+    }
+
+    /// Period starts measured on a clock running exactly at `rate` from `clockBase`.
+    func clock(rate: Double) -> (UInt64) -> OSCTimeTag {
+        { frame in clockBase &+ ntp(frames: Double(frame), rate: rate) }
+    }
+
+    /// A harness of 256-frame periods whose frame clock was anchored over `periods` periods on `clock`.
+    func anchoredHarness(periods: Int, clock: @escaping (UInt64) -> OSCTimeTag) -> RendererHarness {
+        var h = RendererHarness(period: 256)
+        _ = h.render(periods: periods, clock: clock)
+        return h
+    }
+
+    /// Sends volume 0.5 at `tag` and 0.25 at a tag 1000 frames (at 48 kHz) later, renders 20
+    /// periods, and gives the frames each started on, counted from the first period ever.
+    func startFramesOfTwoTaggedJumps(_ h: inout RendererHarness, at tag: OSCTimeTag,
+                                     clock: @escaping (UInt64) -> OSCTimeTag) -> (first: Int, second: Int) {
+        let rendered = Int(h.renderer.framePosition)
+        h.send(.volume, spec(0.5, seconds: 0), start: .at(tag))
+        h.send(.volume, spec(0.25, seconds: 0), start: .at(tag &+ ntp(frames: 1000)))
+        let out = h.render(periods: 20, clock: clock).left
+        return (out.firstIndex(of: 0.5)! + rendered, out.firstIndex(of: 0.25)! + rendered)
     }
 
     @Test func timeTagsStartOnTheirFramesAndTagsAThousandFramesApartLandAThousandFramesApart() {
-        var h = RendererHarness(period: 256)
+        let c = clock(rate: 48000)
+        var h = anchoredHarness(periods: 2, clock: c)
         defer { h.release() }
-        let base: OSCTimeTag = 0xE000_0000_0000_0000
-        let c = clock(base: base, rate: 48000)
-        _ = h.render(periods: 2, clock: c)  // anchor the frame clock
-        let t1 = base &+ UInt64((2000.3 / 48000 * 4_294_967_296).rounded())
-        let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
-        h.send(.volume, spec(0.5, seconds: 0), start: .at(t1))
-        h.send(.volume, spec(0.25, seconds: 0), start: .at(t2))
-        let out = h.render(periods: 20, clock: c).left
-        let first = out.firstIndex(of: 0.5)! + 512
-        let second = out.firstIndex(of: 0.25)! + 512
+        let (first, second) = startFramesOfTwoTaggedJumps(&h, at: clockBase &+ ntp(frames: 2000.3), clock: c)
         #expect(first == 2000)
         #expect(second - first == 1000)
         #expect(h.renderer.counters.load(.late) == 0)
@@ -120,31 +137,20 @@ import Testing
     @Test func onAClockAFrameASecondSlowTagsStartOnTheClocksFrameAndAThousandFramesApart() {
         // JACK's cycle times as the dummy driver gives them: 47999 frames a second. After 3 s
         // one anchor at the nominal rate would be 3 frames off; the clock follows each cycle.
-        var h = RendererHarness(period: 256)
+        let c = clock(rate: 47999)
+        var h = anchoredHarness(periods: 600, clock: c)
         defer { h.release() }
-        let base: OSCTimeTag = 0xE000_0000_0000_0000
-        let c = clock(base: base, rate: 47999)
-        _ = h.render(periods: 600, clock: c)
-        let at = 600 * 256 + 2000.3
-        let t1 = base &+ UInt64((at / 47999 * 4_294_967_296).rounded())
-        let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
-        h.send(.volume, spec(0.5, seconds: 0), start: .at(t1))
-        h.send(.volume, spec(0.25, seconds: 0), start: .at(t2))
-        let out = h.render(periods: 20, clock: c).left
-        let first = out.firstIndex(of: 0.5)! + 600 * 256
-        let second = out.firstIndex(of: 0.25)! + 600 * 256
+        let (first, second) = startFramesOfTwoTaggedJumps(&h, at: clockBase &+ ntp(frames: 600 * 256 + 2000.3, rate: 47999), clock: c)
         #expect(first == 600 * 256 + 2000, "the clock's own frame for the tag, rounded")
         #expect(second - first == 1000)
         #expect(h.renderer.clock.reanchors == 1 && h.renderer.clock.breaks == 0)
     }
 
     @Test func aPastTimeTagStartsAtOnceAndCountsAsLate() {
-        var h = RendererHarness(period: 256)
+        let c = clock(rate: 48000)
+        var h = anchoredHarness(periods: 4, clock: c)
         defer { h.release() }
-        let base: OSCTimeTag = 0xE000_0000_0000_0000
-        let c = clock(base: base, rate: 48000)
-        _ = h.render(periods: 4, clock: c)
-        h.send(.volume, spec(0.5, seconds: 0), start: .at(base))
+        h.send(.volume, spec(0.5, seconds: 0), start: .at(clockBase))
         let out = h.render(periods: 1, clock: c).left
         #expect(out[0] == 0.5)
         #expect(h.renderer.counters.load(.late) == 1)
@@ -238,11 +244,16 @@ import Testing
         return k
     }
 
-    @Test func keyframeTimesAndPerSegmentCurvesPlaceEachValue() {
+    /// out_1 over one period of 256 frames that starts with `k` sent to volume.
+    func renderKeyframes(_ k: KeyframeSpec) -> [Float] {
         var h = RendererHarness(period: 256)
         defer { h.release() }
-        h.send(.keyframes(.volume, keyframes([0, 1, 0.5], times: [0, 0.25, 1], curves: [.linear, .easeIn])))
-        let out = h.render(periods: 1).left
+        h.send(.keyframes(.volume, k))
+        return h.render(periods: 1).left
+    }
+
+    @Test func keyframeTimesAndPerSegmentCurvesPlaceEachValue() {
+        let out = renderKeyframes(keyframes([0, 1, 0.5], times: [0, 0.25, 1], curves: [.linear, .easeIn]))
         #expect(out[0] == 0)
         #expect(abs(out[10] - 0.4) < 1e-6, "linear first segment")
         #expect(out[25] == 1, "the second key time")
@@ -253,21 +264,15 @@ import Testing
     }
 
     @Test func discreteKeyframesHoldEachValueUntilTheNextKeyTime() {
-        var h = RendererHarness(period: 256)
-        defer { h.release() }
-        h.send(.keyframes(.volume, keyframes([0.2, 0.8, 0.4], calc: .discrete)))
-        let out = h.render(periods: 1).left
+        let out = renderKeyframes(keyframes([0.2, 0.8, 0.4], calc: .discrete))
         #expect(out[0..<50].allSatisfy { $0 == 0.2 })
         #expect(out[50..<100].allSatisfy { $0 == 0.8 })
         #expect(out[100...].allSatisfy { $0 == 0.4 })
     }
 
     @Test func pacedKeyframesMoveAtOneSpeed() {
-        var h = RendererHarness(period: 256)
-        defer { h.release() }
         // Distances 1 and 0.5: paced key times 0, 2/3, 1.
-        h.send(.keyframes(.volume, keyframes([0, 1, 0.5], calc: .paced)))
-        let out = h.render(periods: 1).left
+        let out = renderKeyframes(keyframes([0, 1, 0.5], calc: .paced))
         // Every frame moves 0.015 along the path, except the one that turns at 1 (frame 67
         // goes up 0.01 and back 0.005).
         for k in 1...99 where k != 67 {
@@ -277,10 +282,7 @@ import Testing
     }
 
     @Test func cubicKeyframesPassThroughEveryValueSmoothly() {
-        var h = RendererHarness(period: 256)
-        defer { h.release() }
-        h.send(.keyframes(.volume, keyframes([0, 0.8, 0.3, 0.6], calc: .cubic)))
-        let out = h.render(periods: 1).left
+        let out = renderKeyframes(keyframes([0, 0.8, 0.3, 0.6], calc: .cubic))
         let third = Double(n) / 3
         #expect(abs(Double(out[Int(third.rounded())]) - 0.8) < 0.01)
         // Catmull-Rom at the middle of segment 1: 0.5·(2p1 + (p2−p0)t + (2p0−5p1+4p2−p3)t² + (3p1−p0−3p2+p3)t³).
@@ -355,10 +357,7 @@ import Testing
     }
 
     @Test func aUIKitSpringTimesAKeyframeSegmentOverTheSegmentsOwnDuration() {
-        var h = RendererHarness(period: 256)
-        defer { h.release() }
-        h.send(.keyframes(.volume, keyframes([0, 1], curves: [.uiKitSpring(dampingRatio: 1, velocity: 0)])))
-        let out = h.render(periods: 1).left
+        let out = renderKeyframes(keyframes([0, 1], curves: [.uiKitSpring(dampingRatio: 1, velocity: 0)]))
         var state = CurveState()
         let curve = TimingCurve.uiKitSpring(dampingRatio: 1, velocity: 0)
         _ = curve.prepare(requestedSeconds: Double(n) / 48000, velocity: .nan, state: &state)
@@ -369,13 +368,10 @@ import Testing
     }
 
     @Test func aDelayAddsToTheBundlesTime() {
-        var h = RendererHarness(period: 256)
+        let c = clock(rate: 48000)
+        var h = anchoredHarness(periods: 2, clock: c)
         defer { h.release() }
-        let base: OSCTimeTag = 0xE000_0000_0000_0000
-        let c = clock(base: base, rate: 48000)
-        _ = h.render(periods: 2, clock: c)
-        let tag = base &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
-        h.send(.volume, spec(0.5, seconds: 0), start: .at(tag), delay: 500.0 / 48000)
+        h.send(.volume, spec(0.5, seconds: 0), start: .at(clockBase &+ ntp(frames: 1000)), delay: 500.0 / 48000)
         let out = h.render(periods: 10, clock: c).left
         #expect(out.firstIndex(of: 0.5).map { $0 + 512 } == 1500)
     }

@@ -31,14 +31,49 @@ import Testing
         return all
     }
 
-    /// Renders the cycles the client runs; each period's samples of out_1 by JACK frame (the
-    /// counter unwrapped from the first), and whether the cycle before it was skipped.
-    static func render(_ h: inout RendererHarness, _ cycles: [Cycle], base: OSCTimeTag = 0xE000_0000_0000_0000,
-                       beforeCycle: (Int, inout RendererHarness) -> Void = { _, _ in }) -> [(frame: Int64, samples: [Float], afterSkip: Bool)] {
-        var periods: [(frame: Int64, samples: [Float], afterSkip: Bool)] = []
+    /// A period's samples of out_1 by JACK frame (the counter unwrapped from the first cycle's),
+    /// and whether the cycle before it was skipped.
+    typealias Period = (frame: Int64, samples: [Float], afterSkip: Bool)
+
+    /// A harness for up to 1024 frames a cycle on a counter that steps by the earlier cycle's
+    /// length, as PipeWire's does.
+    static func pipeWireHarness() -> RendererHarness {
+        var h = RendererHarness(period: 1024)
+        h.renderer.counterStepsByEarlierCycle = true
+        return h
+    }
+
+    /// `frames` frames at 48 kHz as an NTP duration (2^32 a second).
+    static func ntp(frames: Double) -> UInt64 { UInt64((frames / 48000 * 4_294_967_296).rounded()) }
+
+    /// The NTP time of a frame on the clock the cycles' starts are measured on.
+    static func tag(atClockFrame frame: Double) -> OSCTimeTag { 0xE000_0000_0000_0000 &+ ntp(frames: frame) }
+
+    /// The JACK frame on which `value` first sounds in `periods`.
+    static func firstFrame(of value: Float, in periods: [Period]) -> Int64? {
+        for p in periods {
+            if let i = p.samples.firstIndex(of: value) { return p.frame + Int64(i) }
+        }
+        return nil
+    }
+
+    /// Expects every sample of `period` on a linear fade from 1 to 0 over `n` JACK frames; how many it compared.
+    static func expectOnFade(_ period: Period, over n: Int, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        for (i, sample) in period.samples.enumerated() {
+            let k = period.frame + Int64(i)
+            #expect(abs(Double(sample) - max(0, 1 - Double(k) / Double(n))) < 1e-6, "JACK frame \(k): \(sample)",
+                    sourceLocation: sourceLocation)
+        }
+        return period.samples.count
+    }
+
+    /// Renders the cycles the client runs, period by period.
+    static func render(_ h: inout RendererHarness, _ cycles: [Cycle],
+                       beforeCycle: (Int, inout RendererHarness) -> Void = { _, _ in }) -> [Period] {
+        var periods: [Period] = []
         for (n, cycle) in cycles.enumerated() where cycle.processed {
             beforeCycle(n, &h)
-            let start = base &+ UInt64((Double(cycle.timeFrames) / 48000 * 4_294_967_296).rounded())
+            let start = tag(atClockFrame: Double(cycle.timeFrames))
             h.renderer.render(frames: cycle.frames, clock: CycleClock(cycleStart: start), jackFrame: cycle.position,
                               in1: UnsafePointer(h.in1), in2: UnsafePointer(h.in1), out1: h.out1, out2: h.out2)
             periods.append((Int64(cycle.position &- cycles[0].position), Array(UnsafeBufferPointer(start: h.out1, count: cycle.frames)),
@@ -48,9 +83,8 @@ import Testing
     }
 
     @Test func aQuantumChangeSkipsTheCycleItCountsOnJacksFramesWhateverTheLengths() {
-        var h = RendererHarness(period: 1024)
+        var h = Self.pipeWireHarness()
         defer { h.release() }
-        h.renderer.counterStepsByEarlierCycle = true
         let n = 24000
         h.send(.volume, spec(0, seconds: Double(n) / 48000))
         // As recorded: a 256-frame period at 1010304, the next one run (1024 frames) at 1011584.
@@ -59,11 +93,7 @@ import Testing
         #expect(cycles[5].position == 1010304 && cycles[7].position == 1011584 && !cycles[6].processed)
         var compared = 0
         for period in Self.render(&h, cycles) where !period.afterSkip {  // that one follows on, as after any gap
-            for (i, sample) in period.samples.enumerated() {
-                let k = period.frame + Int64(i)
-                #expect(abs(Double(sample) - max(0, 1 - Double(k) / Double(n))) < 1e-6, "JACK frame \(k): \(sample)")
-                compared += 1
-            }
+            compared += Self.expectOnFade(period, over: n)
         }
         #expect(compared > 15000)
         // Each skipped cycle's counter span: the new quantum, whatever the old one was.
@@ -73,41 +103,31 @@ import Testing
     }
 
     @Test func twoTagsAThousandFramesApartAcrossAQuantumChangeStartAThousandJackFramesApart() {
-        var h = RendererHarness(period: 1024)
+        var h = Self.pipeWireHarness()
         defer { h.release() }
-        h.renderer.counterStepsByEarlierCycle = true
-        let base: OSCTimeTag = 0xE000_0000_0000_0000
         // The change's cycle (told 256) starts at 128·8 on the clock; t1 before it, t2 after.
         let cycles = Self.cycles(from: 500_000, [(128, 8), (256, 12)])
-        let at1 = 128 * 7 + 50.3
-        let t1 = base &+ UInt64((at1 / 48000 * 4_294_967_296).rounded())
-        let t2 = t1 &+ UInt64((1000.0 / 48000 * 4_294_967_296).rounded())
-        let periods = Self.render(&h, cycles, base: base) { n, h in
+        let t1 = Self.tag(atClockFrame: 128 * 7 + 50.3)
+        let t2 = t1 &+ Self.ntp(frames: 1000)
+        let periods = Self.render(&h, cycles) { n, h in
             guard n == 2 else { return }
             h.send(.volume, spec(0.5, seconds: 0), start: .at(t1))
             h.send(.volume, spec(0.25, seconds: 0), start: .at(t2))
         }
-        func firstFrame(of value: Float) -> Int64? {
-            for p in periods where !p.afterSkip {
-                if let i = p.samples.firstIndex(of: value) { return p.frame + Int64(i) }
-            }
-            return nil
-        }
-        #expect(firstFrame(of: 0.5) == Int64(7 * 128 + 50))
-        #expect(firstFrame(of: 0.25) == Int64(7 * 128 + 50 + 1000))
+        let followingOn = periods.filter { !$0.afterSkip }
+        #expect(Self.firstFrame(of: 0.5, in: followingOn) == Int64(7 * 128 + 50))
+        #expect(Self.firstFrame(of: 0.25, in: followingOn) == Int64(7 * 128 + 50 + 1000))
         #expect(h.renderer.counters.load(.late) == 0)
     }
 
     @Test func aTagAfterAQuantumChangeLandsOnItsCyclesJackFrame() {
-        var h = RendererHarness(period: 1024)
+        var h = Self.pipeWireHarness()
         defer { h.release() }
-        h.renderer.counterStepsByEarlierCycle = true
-        let base: OSCTimeTag = 0xE000_0000_0000_0000
         // 256 → 1024: from the change on, the counter is 768 frames ahead of the clock.
         let cycles = Self.cycles(from: 70_000, [(256, 6), (1024, 6)])
         let target = cycles[9]  // the second cycle after the one the skip is confirmed in
-        let t = base &+ UInt64(((Double(target.timeFrames) + 300) / 48000 * 4_294_967_296).rounded())
-        let periods = Self.render(&h, cycles, base: base) { n, h in
+        let t = Self.tag(atClockFrame: Double(target.timeFrames) + 300)
+        let periods = Self.render(&h, cycles) { n, h in
             if n == 8 { h.send(.volume, spec(0.5, seconds: 0), start: .at(t)) }
         }
         let landed = periods.first { $0.samples.contains(0.5) }.map { $0.frame + Int64($0.samples.firstIndex(of: 0.5)!) }

@@ -4,11 +4,6 @@ import Testing
 /// Musical time on the control side (SPEC §14): durations, `delay`, `stagger` and `quantize`
 /// parse into beats; bad musical time and tempi are refused with nothing changed.
 @Suite struct ControllerMusicalTimeTests {
-    func send(_ c: inout Controller, _ address: String, _ args: [OSCArgument]) -> ControlResult {
-        let route = RouteTable.builtIn.route(for: address)!
-        return c.handle(OSCMessage(address, args), route: route, sounding: { $0.initialValue })
-    }
-
     func only(_ r: ControlResult) -> (AnimationSpec, TimedCommand)? {
         guard r.commands.count == 1, case .animate(_, let s) = r.commands[0].command else { return nil }
         return (s, r.commands[0])

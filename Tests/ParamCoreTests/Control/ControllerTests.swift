@@ -2,11 +2,6 @@ import Testing
 @testable import ParamCore
 
 @Suite struct ControllerTests {
-    func send(_ c: inout Controller, _ address: String, _ args: [OSCArgument]) -> ControlResult {
-        let route = RouteTable.builtIn.route(for: address)!
-        return c.handle(OSCMessage(address, args), route: route, sounding: { $0.initialValue })
-    }
-
     func onlySpec(_ r: ControlResult) -> (ParameterID, AnimationSpec)? {
         guard r.commands.count == 1, case .animate(let p, let s) = r.commands[0].command else { return nil }
         return (p, s)

@@ -12,6 +12,17 @@ struct CurveReferenceTests {
         rows.filter { $0.curve == name }
     }
 
+    static func rowsByProgress(of name: String) -> [ReferenceData.CurveRow] {
+        rows(of: name).sorted { $0.progress < $1.progress }
+    }
+
+    /// A state `curve` was prepared in for a 1 s animation.
+    static func preparedState(_ curve: TimingCurve) -> CurveState {
+        var state = CurveState()
+        _ = curve.prepare(requestedSeconds: 1, velocity: .nan, state: &state)
+        return state
+    }
+
     /// The largest |ours − reference| over `order`, evaluating with one state throughout.
     static func worstError(_ curve: TimingCurve, _ order: [ReferenceData.CurveRow],
                            state: inout CurveState) -> (error: Double, at: Double) {
@@ -59,9 +70,8 @@ struct CurveReferenceTests {
     @Test("Rows match within 1e-7 in increasing order with one warm-started state", arguments: curveNames)
     func rowsMatchInIncreasingOrder(name: String) throws {
         let curve = try TimingCurve.parse(name)
-        var state = CurveState()
-        _ = curve.prepare(requestedSeconds: 1, velocity: .nan, state: &state)
-        let order = Self.rows(of: name).sorted { $0.progress < $1.progress }
+        var state = Self.preparedState(curve)
+        let order = Self.rowsByProgress(of: name)
         let worst = Self.worstError(curve, order, state: &state)
         #expect(worst.error <= Self.tolerance, "\(name): error \(worst.error) at \(worst.at)")
         // Backwards, as autoreverse plays it.
@@ -73,8 +83,7 @@ struct CurveReferenceTests {
     func rowsMatchInShuffledOrder(name: String) throws {
         let curve = try TimingCurve.parse(name)
         var generator = SplitMix64(seed: 0x5EED)
-        var state = CurveState()
-        _ = curve.prepare(requestedSeconds: 1, velocity: .nan, state: &state)
+        var state = Self.preparedState(curve)
         for _ in 0..<5 {
             let order = Self.rows(of: name).shuffled(using: &generator)
             let worst = Self.worstError(curve, order, state: &state)
@@ -85,9 +94,8 @@ struct CurveReferenceTests {
     @Test("A repeating animation that jumps back to 0 keeps matching", arguments: curveNames)
     func repeatingSequenceKeepsMatching(name: String) throws {
         let curve = try TimingCurve.parse(name)
-        var state = CurveState()
-        _ = curve.prepare(requestedSeconds: 1, velocity: .nan, state: &state)
-        let order = Self.rows(of: name).sorted { $0.progress < $1.progress }
+        var state = Self.preparedState(curve)
+        let order = Self.rowsByProgress(of: name)
         for _ in 0..<3 {
             let worst = Self.worstError(curve, order, state: &state)
             #expect(worst.error <= Self.tolerance, "\(name) repeated: error \(worst.error) at \(worst.at)")
@@ -102,8 +110,7 @@ struct CurveReferenceTests {
             let curve = try TimingCurve.parse(name)
             var fresh = 0.0
             for row in rows {
-                var state = CurveState()
-                _ = curve.prepare(requestedSeconds: 1, velocity: .nan, state: &state)
+                var state = Self.preparedState(curve)
                 fresh = max(fresh, abs(curve.value(at: row.progress, state: &state) - row.value))
             }
             var state = CurveState()

@@ -5,16 +5,22 @@ import Testing
 /// The inline e^x of recall members and bound parameters in the log and dB domains, against
 /// libm's `exp`.
 @Suite struct ExpTableTests {
+    /// 400,000 seeded points within ±`bound`, then the log domain's range (its floor 1e-9 up to
+    /// 1e9) densely, the dB domain's (±120 dB as e's power), the table's steps, and `ends`.
+    static func points(seed: UInt64, bound: Double, ends: [Double]) -> [Double] {
+        var random = SplitMix64(seed: seed)
+        var points = (0..<400_000).map { _ in Double.random(in: -bound...bound, using: &random) }
+        points += stride(from: -21.0, through: 21.0, by: 1.0 / 4099).map { $0 }
+        points += (-2000...2000).map { Double($0) * Foundation.log(2) / 128 } + ends
+        return points
+    }
+
     @Test func withinOneUlpOfLibmOverEveryEncodedValue() {
         let powers = UnsafeMutablePointer<Double>.allocate(capacity: ExpTable.size)
         defer { powers.deallocate() }
         let table = ExpTable(filling: powers)
-        var random = SplitMix64(seed: 25)
-        var points = (0..<400_000).map { _ in Double.random(in: -699...699, using: &random) }
-        // The log domain's range (its floor 1e-9 up to 1e9) densely, the dB domain's (±120 dB as
-        // e's power), the table's steps and the ends of the polynomial's interval.
-        points += stride(from: -21.0, through: 21.0, by: 1.0 / 4099).map { $0 }
-        points += (-2000...2000).map { Double($0) * Foundation.log(2) / 128 } + [0, -0.0, 1e-300, 699.9, -699.9]
+        // The ends of the polynomial's interval among the ends.
+        let points = Self.points(seed: 25, bound: 699, ends: [0, -0.0, 1e-300, 699.9, -699.9])
         var worst = 0.0, worstAt = 0.0
         for x in points {
             let reference = Foundation.exp(x)
@@ -32,10 +38,7 @@ import Testing
         let powers = UnsafeMutablePointer<Double>.allocate(capacity: ExpTable.size)
         defer { powers.deallocate() }
         let table = ExpTable(filling: powers)
-        var random = SplitMix64(seed: 2504)
-        var points = (0..<400_000).map { _ in Double.random(in: -699.99...699.99, using: &random) }
-        points += stride(from: -21.0, through: 21.0, by: 1.0 / 4099).map { $0 }
-        points += (-2000...2000).map { Double($0) * Foundation.log(2) / 128 } + [0, -0.0, 1e-300, -1e-300, 699.99, -699.99]
+        var points = Self.points(seed: 2504, bound: 699.99, ends: [0, -0.0, 1e-300, -1e-300, 699.99, -699.99])
         while points.count % 8 != 0 { points.append(0.5) }
         var differing = 0, firstAt = 0.0
         for i in stride(from: 0, to: points.count, by: 8) {

@@ -16,6 +16,13 @@ import Testing
         .animate(.morph, AnimationSpec(target: target, seconds: seconds, curve: try! TimingCurve.parse(curve), domain: .linear))
     }
 
+    /// A rig of `declared` whose `gain` (members[1]) is bound from 0 to 1, with morph sent to 1 over 0.5 s.
+    static func gainBoundToAMorph() -> SceneRig {
+        var rig = SceneRig(declared: declared)
+        rig.send([.bind(rig.members[1], binding(0, 1, .linear)), morph(to: 1, seconds: 0.5)])
+        return rig
+    }
+
     /// One-frame periods, so each period's end is a frame: every bound member, at every frame,
     /// is the point `morph` of the way between its values in its domain (log: evenly in log),
     /// within 1e-12 relative; `volume`, of the signal path, too.
@@ -103,10 +110,9 @@ import Testing
     /// `unbind`: the parameter stays where it sounds, its target becomes that value, and the
     /// control side hears so (a `TargetUpdate` with the unbind's serial).
     @Test func unbindLeavesItWhereItSounds() {
-        var rig = SceneRig(declared: Self.declared)
+        var rig = Self.gainBoundToAMorph()
         defer { rig.release() }
         let gain = rig.members[1]
-        rig.send([.bind(gain, Self.binding(0, 1, .linear)), Self.morph(to: 1, seconds: 0.5)])
         _ = rig.render(periods: 20)
         _ = rig.updates()
         rig.send([.unbind(gain)], serial: 41)
@@ -152,10 +158,9 @@ import Testing
 
     /// Bound parameters report their moving values to the publisher like animated ones.
     @Test func boundMembersReportTheirValues() {
-        var rig = SceneRig(declared: Self.declared)
+        var rig = Self.gainBoundToAMorph()
         defer { rig.release() }
         let gain = rig.members[1]
-        rig.send([.bind(gain, Self.binding(0, 1, .linear)), Self.morph(to: 1, seconds: 0.5)])
         _ = rig.render(periods: 3)
         let values = rig.events().filter { if case .value(gain, _) = $0 { true } else { false } }
         #expect(values.count == 3)

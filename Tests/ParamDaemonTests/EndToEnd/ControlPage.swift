@@ -76,6 +76,13 @@ enum ControlPage {
 
         @discardableResult
         func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM) }
+
+        /// Runs the page's `scenario` against this paramd (`ControlPage.run`); the file it wrote its result to.
+        func runPage(_ scenario: String, extra: [String] = []) async throws -> String {
+            let out = TestDirectory.file("ui-\(scenario)") + ".json"
+            try await ControlPage.run(scenario, url: url, out: out, extra: extra)
+            return out
+        }
     }
 
     static func start(_ scenario: String, url: String, out: String, extra: [String] = []) throws -> ChildProcess {

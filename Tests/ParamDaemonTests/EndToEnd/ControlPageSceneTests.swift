@@ -58,9 +58,7 @@ struct ControlPageSceneTests {
         let server = try JackServer.required()
         try ControlPage.requireBrowser()
         let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-scenes")
-        let out = TestDirectory.file("ui-scenes") + ".json"
-        try await ControlPage.run("scenes", url: paramd.url, out: out,
-                                  extra: ["--screenshot", try ControlPage.artifact("ui-scenes.png")])
+        let out = try await paramd.runPage("scenes", extra: ["--screenshot", try ControlPage.artifact("ui-scenes.png")])
         #expect(try await paramd.stop() == .exited(0))
         let r = try JSONDecoder().decode(Result.self, from: Data(contentsOf: URL(fileURLWithPath: out)))
         TestLog.write("scene strip: at connect \(r.sentAtConnect), paramd answered \(r.listAnswer); recall \(r.recallDefault) and \(r.recall); "
@@ -138,10 +136,8 @@ struct ControlPageRecallTests {
             }
             // Recorded from here on: the first change leaving 1 is the recall's.
             let recorder = try await JackTool.record(server: server, name: "rec-recall", connect: ["paramd-ui-recall:out_1"], seconds: 60)
-            let out = TestDirectory.file("ui-recall") + ".json"
-            try await ControlPage.run("recall", url: paramd.url, out: out,
-                                      extra: ["--scene", "low", "--watch", "volume,frequency",
-                                              "--screenshot", try ControlPage.artifact("ui-scenes-recall.png")])
+            let out = try await paramd.runPage("recall", extra: ["--scene", "low", "--watch", "volume,frequency",
+                                                                 "--screenshot", try ControlPage.artifact("ui-scenes-recall.png")])
             page = try JSONDecoder().decode(Result.self, from: Data(contentsOf: URL(fileURLWithPath: out)))
             let recording = try await recorder.stop()
             try await feeder.stop()
@@ -192,8 +188,7 @@ struct ControlPageRecallTests {
             }
             if !scene.isEmpty { try client.send("/scene/save", [.string(scene)]) }
         }
-        let out = TestDirectory.file("ui-morph") + ".json"
-        try await ControlPage.run("morph", url: paramd.url, out: out)
+        let out = try await paramd.runPage("morph")
         let volume = try await client.get("volume"), frequency = try await client.get("frequency")
         #expect(try await paramd.stop() == .exited(0))
 

@@ -13,8 +13,7 @@ struct ControlPageTargetTests {
         let server = try JackServer.required()
         try ControlPage.requireBrowser()
         let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-marker")
-        let out = TestDirectory.file("ui-marker") + ".json"
-        try await ControlPage.run("marker", url: paramd.url, out: out, extra: ["--osc-port", "\(paramd.oscPort)"])
+        let out = try await paramd.runPage("marker", extra: ["--osc-port", "\(paramd.oscPort)"])
         #expect(try await paramd.stop() == .exited(0))
 
         struct Moved: Decodable { var seconds: Double; var target: Double; var value: Double; var u: Double; var text: String }

@@ -29,9 +29,7 @@ struct ControlPageTests {
                 let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui")
                 let feeder = try await JackTool.feed(server: server, name: "feeder-ui", connect: ["paramd-ui:in_1"], value: 1)
                 let recorder = try await JackTool.record(server: server, name: "rec-ui", connect: ["paramd-ui:out_1"], seconds: 60)
-                let out = TestDirectory.file("ui-glide") + ".json"
-                try await ControlPage.run("glide", url: paramd.url, out: out,
-                                          extra: ["--screenshot", try ControlPage.artifact("ui.png"), "--fraction", "0.2"])
+                let out = try await paramd.runPage("glide", extra: ["--screenshot", try ControlPage.artifact("ui.png"), "--fraction", "0.2"])
                 page = try ControlPage.GlideResult.load(out)
                 let recording = try await recorder.stop()
                 try await feeder.stop()
@@ -108,8 +106,7 @@ struct ControlPageTests {
         let server = try JackServer.required()
         try ControlPage.requireBrowser()
         let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-keys")
-        let out = TestDirectory.file("ui-keys") + ".json"
-        try await ControlPage.run("keys", url: paramd.url, out: out)
+        let out = try await paramd.runPage("keys")
         let result = try ControlPage.KeysResult.load(out)
         let client = try OSCClient(port: paramd.oscPort)
         let replies = try await {
@@ -177,8 +174,7 @@ extension ControlPageTests {
         let server = try JackServer.required()
         try ControlPage.requireBrowser()
         let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-touch")
-        let out = TestDirectory.file("ui-touch") + ".json"
-        try await ControlPage.run("touch", url: paramd.url, out: out)
+        let out = try await paramd.runPage("touch")
         let client = try OSCClient(port: paramd.oscPort)
         var targets: [String: Float] = [:]
         for name in ["pan", "volume", "tone"] {
@@ -205,9 +201,8 @@ extension ControlPageTests {
         let server = try JackServer.required()
         try ControlPage.requireBrowser()
         let paramd = try await ControlPage.Daemon.start(server: server, name: "paramd-ui-curves")
-        let out = TestDirectory.file("ui-curves") + ".json"
         let reference = ReferenceCurves.directory.appendingPathComponent("curves.csv").path
-        try await ControlPage.run("curves", url: paramd.url, out: out, extra: ["--reference", reference])
+        let out = try await paramd.runPage("curves", extra: ["--reference", reference])
         #expect(try await paramd.stop() == .exited(0))
         struct Found: Decodable { var rows: Int; var worst: Double; var parsed: Bool; var at: Double? }
         struct Result: Decodable { var curves: [String: Found] }

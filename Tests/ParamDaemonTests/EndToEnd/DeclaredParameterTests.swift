@@ -12,14 +12,6 @@ import Glibc
 struct DeclaredParameterTests {
     static let cutoff = Fixtures.cutoff()
 
-    /// paramd with `config` as its config file, in a home of its own.
-    func start(_ server: JackServer, _ name: String, config: String, arguments: [String] = []) async throws -> (ParamdProcess, TestHome) {
-        let home = TestHome(name)
-        try home.writeConfig(config)
-        let paramd = try await ParamdProcess.start(server: server, name: name, arguments: arguments, environment: home.environment)
-        return (paramd, home)
-    }
-
     @Test func aDeclaredCutoffsCVPortFollowsEaseInEaseOutInTheLogDomainSampleForSample() async throws {
         let server = try JackServer.required()
         let n = 24000  // 0.5 s at 48 kHz
@@ -39,7 +31,7 @@ struct DeclaredParameterTests {
             return (worst, compared)
         }
         let found = try await recordUntilCovered("cv_cutoff glide") {
-            let (paramd, _) = try await start(server, "paramd-cv", config: Self.cutoff)
+            let (paramd, _) = try await ParamdProcess.start(server: server, name: "paramd-cv", config: Self.cutoff)
             let recorder = try await JackTool.record(server: server, name: "rec-cv", connect: ["paramd-cv:cv_cutoff"], seconds: 10)
             try await recorder.record(seconds: 0.3)
             try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "0.5", "easeInEaseOut")
@@ -73,7 +65,7 @@ struct DeclaredParameterTests {
     @Test func aBundleMovingVolumeAndCutoffStartsBothOnTheSameFrame() async throws {
         let server = try JackServer.required()
         let found = try await recordUntilCovered("volume and cutoff in one bundle") {
-            let (paramd, _) = try await start(server, "paramd-bundle2", config: Self.cutoff)
+            let (paramd, _) = try await ParamdProcess.start(server: server, name: "paramd-bundle2", config: Self.cutoff)
             let feeder = try await JackTool.feed(server: server, name: "feeder-bundle2", connect: ["paramd-bundle2:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-bundle2",
                                                      connect: ["paramd-bundle2:out_1", "paramd-bundle2:cv_cutoff"], seconds: 10)
@@ -101,7 +93,8 @@ struct DeclaredParameterTests {
 
     @Test func getParamsSubscribeAndStateWorkForADeclaredParameter() async throws {
         let server = try JackServer.required()
-        let (paramd, home) = try await start(server, "paramd-decl", config: Self.cutoff + "\nduration = 0.1\ncurve = \"easeOut\"\n")
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-decl",
+                                                          config: Self.cutoff + "\nduration = 0.1\ncurve = \"easeOut\"\n")
         let client = try OSCClient(port: paramd.port)
         let got = try await client.get("cutoff")
         #expect(got?.value == 1000 && got?.target == 1000)
@@ -139,8 +132,8 @@ struct DeclaredParameterTests {
 
     @Test func theCVPortSaysItIsCVInJackMetadataAndConnectCVConnectsIt() async throws {
         let server = try JackServer.required()
-        let (paramd, _) = try await start(server, "paramd-meta", config: Self.cutoff,
-                                          arguments: ["--connect-cv", "cutoff=system:playback_1"])
+        let (paramd, _) = try await ParamdProcess.start(server: server, name: "paramd-meta", config: Self.cutoff,
+                                                        arguments: ["--connect-cv", "cutoff=system:playback_1"])
         let tool = try ChildProcess("/usr/bin/jack_property",
                                     ["--port", "-l", "paramd-meta:cv_cutoff", "http://jackaudio.org/metadata/signal-type"],
                                     environment: server.environment, label: "jack_property")
@@ -170,7 +163,7 @@ struct DeclaredParameterTests {
 
             send = { url = "osc.udp://127.0.0.1:\(port)/n_set", args = [1000, "cutoff", "$value", "$target"], rate = 20 }
             """
-        let (paramd, _) = try await start(server, "paramd-send", config: config)
+        let (paramd, _) = try await ParamdProcess.start(server: server, name: "paramd-send", config: config)
         try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "1", "linear")
         try await dump.waitForLine(containing: "\"cutoff\" 5000.000000 5000.000000", on: .stdout, timeout: .seconds(10))
         #expect(try await paramd.stop() == .exited(0))
@@ -203,8 +196,7 @@ struct DeclaredParameterTests {
 struct DeclaredParameterReloadTests {
     @Test func sighupAddsChangesAndRemovesDeclaredParametersLiveWithTheirPorts() async throws {
         let server = try JackServer.required()
-        let home = TestHome("reload-decl")
-        try home.writeConfig("""
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-live", home: "reload-decl", config: """
             [cutoff]
             min = 20
             max = 20000
@@ -221,7 +213,6 @@ struct DeclaredParameterReloadTests {
             max = 1
             cv = true
             """)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-live", environment: home.environment)
         let client = try OSCClient(port: paramd.port)
         let listener = try OSCClient(port: paramd.port)
         try listener.send("/subscribe", [.string("/*"), .float32(20)])

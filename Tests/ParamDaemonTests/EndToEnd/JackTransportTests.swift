@@ -55,7 +55,7 @@ struct JackTransportTests {
         var tempoError: OSCMessage?
         var log = "", logAtStop = ""
         let found: (Int64, FrameTimeline)? = try await recordUntilCovered("quantize 1m on the master's bar line") {
-            let rig = try await MusicalTimeTests.Rig.start("paramd-transport", arguments: ["--transport", "jack"])
+            let rig = try await VolumeRig.start("paramd-transport", arguments: ["--transport", "jack"])
             let input = try CommandPipe(label: "timebase-master")
             let command = input.command(["python3", script, server.name, "100", "3", "1920"])
             let master = try ChildProcess(command[0], Array(command.dropFirst()), label: "timebase-master")

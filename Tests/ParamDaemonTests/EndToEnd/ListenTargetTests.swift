@@ -38,13 +38,7 @@ struct ListenTargetTests {
     /// A target set on the audio side, by a MIDI controller (cc 7 → volume), reaches LISTEN too.
     @Test func aTargetSetByMIDIIsStreamed() async throws {
         let server = try JackServer.required()
-        let home = TestHome("ws-target-midi")
-        try home.writeConfig("""
-            [[midi]]
-            param = "volume"
-            cc = 7
-            channel = 1
-            """)
+        let home = try TestHome.volumeOnCC7("ws-target-midi", "channel = 1")
         let (paramd, http) = try await OSCQueryEndToEndTests.start("paramd-ws-midi", server: server, environment: home.environment)
         let listener = try ChildProcess("python3", ["\(OSCQueryEndToEndTests.scripts)/wsclient.py", "hold", "ws://127.0.0.1:\(http)/", "/volume", "3"],
                                         label: "wsclient-hold")

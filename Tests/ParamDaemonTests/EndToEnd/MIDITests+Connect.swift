@@ -14,9 +14,8 @@ import Testing
 extension MIDITests {
     @Test func ccSevenSentInTheFirstPeriodAfterEachOfTwoHundredConnectionsIsNeverMissed() async throws {
         let server = try JackServer.required()
-        let home = TestHome("midi-connect")
-        try home.writeConfig("[[midi]]\nparam = \"volume\"\ncc = 7\nchannel = 1\n")
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-connect", environment: home.environment)
+        let (paramd, _) = try await ParamdProcess.start(server: server, name: "pd-connect", home: "midi-connect",
+                                                        config: "[[midi]]\nparam = \"volume\"\ncc = 7\nchannel = 1\n")
         let client = try OSCClient(port: paramd.port)
         let connector = try await JackTool.midiConnect(server: server, connect: "pd-connect:midi_in")
         let rounds = 200, giveUpAfter = 5

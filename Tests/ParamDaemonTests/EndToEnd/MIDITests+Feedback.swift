@@ -11,8 +11,7 @@ import Glibc
 extension MIDITests {
     @Test func fourteenBitAndNRPNFeedbackEndOnTheirFourteenBitValue() async throws {
         let server = try JackServer.required()
-        let home = TestHome("midi-feedback14")
-        try home.writeConfig("""
+        let (paramd, _) = try await ParamdProcess.start(server: server, name: "pd-fb14", home: "midi-feedback14", config: """
             [fine]
             min = 0
             max = 1
@@ -29,7 +28,6 @@ extension MIDITests {
             channel = 6
             feedback = true
             """)
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-fb14", environment: home.environment)
         let recorder = try await JackTool.midi(server: server, record: ["pd-fb14:midi_out"])
         try await OSCClient(port: paramd.port).waitForStatus("midi_out_links") { $0 >= 1 }
         try await oscsend(paramd.port, "/fine", "ff", "0.3", "0.3")
@@ -91,14 +89,7 @@ extension MIDITests {
 
     /// paramd with `volume` on CC 7, channel 1, with feedback (its home named after it).
     static func startWithVolumeFeedback(_ server: JackServer, name: String) async throws -> ParamdProcess {
-        let home = TestHome(name)
-        try home.writeConfig("""
-            [[midi]]
-            param = "volume"
-            cc = 7
-            channel = 1
-            feedback = true
-            """)
+        let home = try TestHome.volumeOnCC7(name, "channel = 1", "feedback = true")
         return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
     }
 

@@ -18,9 +18,7 @@ struct MIDITests {
     /// paramd with `config`, DC 1.0 into in_1, a recorder on out_1.
     static func start(_ label: String, config: String) async throws -> (ParamdProcess, Feeder, Recorder, TestHome) {
         let server = try JackServer.required()
-        let home = TestHome("midi-\(label)")
-        try home.writeConfig(config)
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-\(label)", environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "pd-\(label)", home: "midi-\(label)", config: config)
         let feeder = try await JackTool.feed(server: server, connect: ["pd-\(label):in_1"], value: 1)
         let recorder = try await JackTool.record(server: server, connect: ["pd-\(label):out_1"], seconds: 10)
         return (paramd, feeder, recorder, home)
@@ -233,15 +231,14 @@ struct MIDITests {
         var client = try OSCClient(port: paramd.port)
         let ack = try await client.request("/midi/learn", [.string("cutoff")], reply: "/midi/learning")
         #expect(ack?.arguments == [.string("cutoff"), .string("any")])
-        var sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 10])])
+        let sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 10])])
         let learned = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
         _ = try await sender.stop()
         #expect(learned?.arguments == [.string("cutoff"), .string("cc"), .int32(74), .int32(1)])
         // Now CC 74 drives cutoff (and the moving CC itself did not).
-        sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 127])])
-        try await sender.waitUntilSent()
-        try await client.waitForValue("cutoff") { value, _ in value == 20000 }
-        _ = try await sender.stop()
+        try await JackTool.midiMoves("cutoff", of: client, server: server, into: "pd-learn:midi_in", send: [(5, 0, [0xB0, 74, 127])]) { value, _ in
+            value == 20000
+        }
         let driven = try await client.get("cutoff")
         #expect(driven?.value == 20000 && driven?.target == 20000, "CC 74 = 127 → cutoff max: \(String(describing: driven))")
         try client.send("/midi/map")
@@ -258,10 +255,9 @@ struct MIDITests {
         paramd = try await ParamdProcess.start(server: server, name: "pd-learn", environment: home.environment)
         client = try OSCClient(port: paramd.port)
         #expect(try await client.get("cutoff")?.target == 20000, "the target came back too")
-        sender = try await JackTool.midi(server: server, connect: ["pd-learn:midi_in"], send: [(5, 0, [0xB0, 74, 0])])
-        try await sender.waitUntilSent()
-        try await client.waitForValue("cutoff") { value, _ in value == 20 }
-        _ = try await sender.stop()
+        try await JackTool.midiMoves("cutoff", of: client, server: server, into: "pd-learn:midi_in", send: [(5, 0, [0xB0, 74, 0])]) { value, _ in
+            value == 20
+        }
         let after = try await client.get("cutoff")
         #expect(after?.value == 20 && after?.target == 20, "CC 74 = 0 after the restart → cutoff min: \(String(describing: after))")
         let forgot = try await client.request("/midi/forget", [.string("cutoff")], reply: "/midi/forgot")
@@ -295,9 +291,8 @@ struct MIDITests {
 
     @Test func learnTakesOnlyTheKindAskedFor() async throws {
         let server = try JackServer.required()
-        let home = TestHome("midi-learnkinds")
-        try home.writeConfig("[fine]\nmin = 0\nmax = 1\n")
-        let paramd = try await ParamdProcess.start(server: server, name: "pd-kinds", environment: home.environment)
+        let (paramd, _) = try await ParamdProcess.start(server: server, name: "pd-kinds", home: "midi-learnkinds",
+                                                        config: "[fine]\nmin = 0\nmax = 1\n")
         let client = try OSCClient(port: paramd.port)
         // cc14: a plain CC 74 (not an MSB of a pair) is passed over; CC 7 + 39 is learned as [7, 39].
         #expect(try await client.request("/midi/learn", [.string("volume"), .string("cc14")], reply: "/midi/learning")?.arguments
@@ -321,10 +316,10 @@ struct MIDITests {
             [.string("volume"), .string("cc14"), .int32(7), .int32(39), .int32(3)],
             [.string("fine"), .string("nrpn"), .int32(1024), .int32(-1), .int32(1)]])
         // The learned pair drives volume to 14 bits: 100·128 + 5.
-        sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: [(5, 0, [0xB2, 7, 100]), (5, 0, [0xB2, 39, 5])])
-        try await sender.waitUntilSent()
-        try await client.waitForValue("volume") { _, target in target == Float(Double(100 << 7 | 5) / 16383) }
-        _ = try await sender.stop()
+        try await JackTool.midiMoves("volume", of: client, server: server, into: "pd-kinds:midi_in",
+                                     send: [(5, 0, [0xB2, 7, 100]), (5, 0, [0xB2, 39, 5])]) { _, target in
+            target == Float(Double(100 << 7 | 5) / 16383)
+        }
         #expect(try await client.get("volume")?.target == Float(Double(100 << 7 | 5) / 16383))
         #expect(try await client.request("/midi/learn", [.string("fine"), .string("sysex")], reply: "/error")?.arguments
                 == [.string("/midi/learn"), .string("the kind is cc, cc14, nrpn, pitchbend or any")])
@@ -355,15 +350,7 @@ extension MIDITests {
 
     @Test(arguments: badConfigs)
     func aBadMIDIMappingIsAConfigErrorNamingTheLineAndKey(_ bad: ConfigFileTests.BadConfig) async throws {
-        let server = try JackServer.required()
-        let home = TestHome("midi-badconfig")
-        try home.writeConfig(bad.text)
-        let paramd = try launchParamd(server: server.name, name: "pd-badmidi", port: try freeUDPPort(), environment: home.environment)
-        #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78))
-        let error = paramd.standardError
-        #expect(error.contains("\(home.configFile):\(bad.line)"), "names the line: \(error)")
-        if let key = bad.key { #expect(error.contains("'\(key)'"), "names the key: \(error)") }
-        #expect(error.contains(bad.words), "says why: \(error)")
-        #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+        let (error, configFile) = try await bad.refusal(on: try JackServer.required(), home: "midi-badconfig", name: "pd-badmidi")
+        bad.expectNamed(in: error, configFile: configFile)
     }
 }

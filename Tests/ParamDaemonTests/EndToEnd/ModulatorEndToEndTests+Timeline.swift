@@ -15,24 +15,6 @@ extension ModulatorEndToEndTests {
         cv = true
         """
 
-    /// The least-squares fit of `center + a·sin(ωf) + b·cos(ωf)` (ω fixed) to `samples`, and
-    /// the largest difference from it.
-    static func fitSine(_ samples: [(frame: Int64, value: Float)], omega: Double, center: Double)
-        -> (a: Double, b: Double, residual: Double) {
-        var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
-        for (frame, value) in samples {
-            let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - center
-            ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
-        }
-        let det = ss * cc - sc * sc
-        let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
-        var residual = 0.0
-        for (frame, value) in samples {
-            residual = max(residual, abs(Double(value) - center - a * sin(omega * Double(frame)) - b * cos(omega * Double(frame))))
-        }
-        return (a, b, residual)
-    }
-
     /// At 120 BPM, `4n` is 2 Hz (one cycle a beat, 24,000 frames) with phase 0 on the
     /// timeline's beats: cutoff (0.5, depth 0.25) is fitted with the frequency held at 2 Hz, and
     /// the fitted wave's cycle starts within a frame of a whole beat. `edge` rests at 0.9 under

@@ -15,9 +15,38 @@ struct ModulatorEndToEndTests {
         """
 
     func start(_ server: JackServer, _ name: String, config: String) async throws -> ParamdProcess {
-        let home = TestHome(name)
-        try home.writeConfig(config)
-        return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
+        try await ParamdProcess.start(server: server, name: name, config: config).paramd
+    }
+
+    /// One attempt's recording of cv_cutoff: paramd `name` with `Self.cutoff`, 0.2 s recorded,
+    /// then `steps` (given paramd's OSC port and the recorder); paramd must exit 0.
+    func recordCutoff(_ server: JackServer, _ name: String,
+                      _ steps: (_ port: UInt16, _ recorder: Recorder) async throws -> Void) async throws -> Recording {
+        let paramd = try await start(server, name, config: Self.cutoff)
+        let recorder = try await JackTool.record(server: server, name: "rec-\(name)", connect: ["\(name):cv_cutoff"], seconds: 10)
+        try await recorder.record(seconds: 0.2)
+        try await steps(paramd.port, recorder)
+        let recording = try await recorder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        return recording
+    }
+
+    /// The least-squares fit of `center + a·sin(ωf) + b·cos(ωf)` (ω fixed) to `samples`, and
+    /// the largest difference from it.
+    static func fitSine(_ samples: [(frame: Int64, value: Float)], omega: Double, center: Double)
+        -> (a: Double, b: Double, residual: Double) {
+        var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
+        for (frame, value) in samples {
+            let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - center
+            ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
+        }
+        let det = ss * cc - sc * sc
+        let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
+        var residual = 0.0
+        for (frame, value) in samples {
+            residual = max(residual, abs(Double(value) - center - a * sin(omega * Double(frame)) - b * cos(omega * Double(frame))))
+        }
+        return (a, b, residual)
     }
 
     /// `/cutoff/mod sfsf sine 2 depth 0.25` makes cv_cutoff 0.5 + 0.25·sin(2π·2·t + φ): φ and
@@ -27,31 +56,16 @@ struct ModulatorEndToEndTests {
         let server = try JackServer.required()
         let omega = 2 * Double.pi * 2 / 48000
         let found = try await recordUntilCovered("cv_cutoff sine") {
-            let paramd = try await start(server, "paramd-mod", config: Self.cutoff)
-            let recorder = try await JackTool.record(server: server, name: "rec-mod", connect: ["paramd-mod:cv_cutoff"], seconds: 10)
-            try await recorder.record(seconds: 0.2)
-            try await oscsend(paramd.port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.25")
-            try await recorder.record(seconds: 1.3)
-            let recording = try await recorder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
+            try await recordCutoff(server, "paramd-mod") { port, recorder in
+                try await oscsend(port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.25")
+                try await recorder.record(seconds: 1.3)
+            }
         } measure: { (timeline: FrameTimeline) -> Coverage<(amplitude: Double, residual: Double, compared: Int)> in
             guard let start = timeline.firstFrame(where: { $0 != 0.5 }) else { return .tooLittle("the wobble did not start") }
             let samples = timeline.samples(in: (start + 1)..<(start + 48001))
             guard samples.count > 43000 else { return .tooLittle("\(samples.count) of 48000 frames recorded") }
-            var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
-            for (frame, value) in samples {
-                let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - 0.5
-                ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
-            }
-            let det = ss * cc - sc * sc
-            let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
-            var residual = 0.0
-            for (frame, value) in samples {
-                let fitted = 0.5 + a * sin(omega * Double(frame)) + b * cos(omega * Double(frame))
-                residual = max(residual, abs(Double(value) - fitted))
-            }
-            return .enough((hypot(a, b), residual, samples.count))
+            let fit = Self.fitSine(samples, omega: omega, center: 0.5)
+            return .enough((hypot(fit.a, fit.b), fit.residual, samples.count))
         }
         guard let ((amplitude, residual, compared), timeline) = found else { return }
         TestLog.write("cv_cutoff under sine 2 Hz depth 0.25: amplitude \(amplitude), largest residual \(residual) over \(compared) frames; \(timeline.description)")
@@ -85,9 +99,7 @@ struct ModulatorEndToEndTests {
 
     @Test func theStateFileKeepsAModulatorWithItsDepth() async throws {
         let server = try JackServer.required()
-        let home = TestHome("paramd-modstate")
-        try home.writeConfig(Self.cutoff)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-modstate", environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-modstate", config: Self.cutoff)
         let client = try OSCClient(port: paramd.port)
         try client.send("/cutoff/mod", [.string("random"), .string("4n."), .string("seed"), .int32(-3), .string("polarity"), .string("up")])
         try client.send("/cutoff/mod/depth", [.float32(0.4), .float32(0)])
@@ -110,14 +122,10 @@ struct ModulatorEndToEndTests {
         let server = try JackServer.required()
         func take(_ run: Int) async throws -> [Float]? {
             let found = try await recordUntilCovered("cv_cutoff \(shape) run \(run)") {
-                let paramd = try await start(server, "paramd-seed", config: Self.cutoff)
-                let recorder = try await JackTool.record(server: server, name: "rec-seed", connect: ["paramd-seed:cv_cutoff"], seconds: 10)
-                try await recorder.record(seconds: 0.2)
-                try await oscsend(paramd.port, "/cutoff/mod", "sfsfsi", shape, "10", "depth", "0.4", "seed", "1234")
-                try await recorder.record(seconds: 0.8)
-                let recording = try await recorder.stop()
-                #expect(try await paramd.stop() == .exited(0))
-                return recording
+                try await recordCutoff(server, "paramd-seed") { port, recorder in
+                    try await oscsend(port, "/cutoff/mod", "sfsfsi", shape, "10", "depth", "0.4", "seed", "1234")
+                    try await recorder.record(seconds: 0.8)
+                }
             } measure: { (timeline: FrameTimeline) -> Coverage<[Float]> in
                 guard let start = timeline.firstFrame(where: { $0 != 0.5 }) else { return .tooLittle("the wobble did not start") }
                 let samples = timeline.samples(in: start..<(start + 24000))
@@ -140,27 +148,17 @@ struct ModulatorEndToEndTests {
         let omega = 2 * Double.pi * 2 / 48000, n = 48000
         func curve(_ k: Int64) -> Double { 0.5 + 0.3 * (k <= 0 ? 0 : k >= n ? 1 : referenceBezier(0.25, 0.1, 0.25, 1, Double(k) / Double(n))) }
         let found = try await recordUntilCovered("cv_cutoff animated beneath a sine") {
-            let paramd = try await start(server, "paramd-beneath", config: Self.cutoff)
-            let recorder = try await JackTool.record(server: server, name: "rec-beneath", connect: ["paramd-beneath:cv_cutoff"], seconds: 10)
-            try await recorder.record(seconds: 0.2)
-            try await oscsend(paramd.port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.1")
-            try await recorder.record(seconds: 0.6)
-            try await oscsend(paramd.port, "/cutoff", "ff", "0.8", "1")
-            try await recorder.record(seconds: 1.4)
-            let recording = try await recorder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
+            try await recordCutoff(server, "paramd-beneath") { port, recorder in
+                try await oscsend(port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.1")
+                try await recorder.record(seconds: 0.6)
+                try await oscsend(port, "/cutoff", "ff", "0.8", "1")
+                try await recorder.record(seconds: 1.4)
+            }
         } measure: { (timeline: FrameTimeline) -> Coverage<(start: Int64, worst: Double, compared: Int)> in
             guard let modStart = timeline.firstFrame(where: { $0 != 0.5 }) else { return .tooLittle("the wobble did not start") }
             let before = timeline.samples(in: (modStart + 1)..<(modStart + 24000))
             guard before.count > 20000 else { return .tooLittle("\(before.count) frames before the animation") }
-            var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
-            for (frame, value) in before {
-                let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - 0.5
-                ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
-            }
-            let det = ss * cc - sc * sc
-            let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
+            let (a, b, _) = Self.fitSine(before, omega: omega, center: 0.5)
             func beneath(_ frame: Int64, _ value: Float) -> Double { Double(value) - a * sin(omega * Double(frame)) - b * cos(omega * Double(frame)) }
             let all = timeline.samples(in: (modStart + 1)..<Int64.max)
             guard let moved = all.first(where: { abs(beneath($0.frame, $0.value) - 0.5) > 2e-6 })?.frame else {
@@ -187,9 +185,7 @@ struct ModulatorEndToEndTests {
     /// SIGHUP: a `mod` table added to a parameter's table starts its modulator, a removed one ends it.
     @Test func sighupStartsAndEndsConfigModulators() async throws {
         let server = try JackServer.required()
-        let home = TestHome("paramd-modhup")
-        try home.writeConfig(Self.cutoff)
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-modhup", environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-modhup", config: Self.cutoff)
         let client = try OSCClient(port: paramd.port)
         #expect(try await client.request("/cutoff/mod/get", reply: "/cutoff/mod")?.arguments == [.string("none")])
         try home.writeConfig(Self.cutoff + "\nmod = { shape = \"triangle\", rate = 3, depth = 0.3, polarity = \"down\" }\n")
@@ -214,29 +210,20 @@ struct ModulatorEndToEndTests {
         let server = try JackServer.required()
         let omega = 2 * Double.pi * 2 / 48000
         let found = try await recordUntilCovered("cv_cutoff: sine, then \(address)") {
-            let paramd = try await start(server, name, config: Self.cutoff)
-            let recorder = try await JackTool.record(server: server, name: "rec-\(name)", connect: ["\(name):cv_cutoff"], seconds: 10)
-            try await recorder.record(seconds: 0.2)
-            try await oscsend(paramd.port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.25")
-            try await recorder.record(seconds: 0.5)
-            try await oscsendArray(paramd.port, address, types, values)
-            try await recorder.record(seconds: 1.2)
-            let recording = try await recorder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
+            try await recordCutoff(server, name) { port, recorder in
+                try await oscsend(port, "/cutoff/mod", "sfsf", "sine", "2", "depth", "0.25")
+                try await recorder.record(seconds: 0.5)
+                try await oscsendArray(port, address, types, values)
+                try await recorder.record(seconds: 1.2)
+            }
         } measure: { (timeline: FrameTimeline) -> Coverage<(Double, Double)> in
             guard let modStart = timeline.firstFrame(where: { $0 != 0.5 && $0 != 0 }) else { return .tooLittle("the wobble did not start") }
             let before = timeline.samples(in: (modStart + 1)..<(modStart + 19200))
             guard before.count > 18000, timeline.samples(in: modStart..<(modStart + 48000 * 3 / 2)).count > 70000 else {
                 return .tooLittle("too few frames recorded")
             }
-            var ss = 0.0, sc = 0.0, cc = 0.0, ys = 0.0, yc = 0.0
-            for (frame, value) in before {
-                let s = sin(omega * Double(frame)), c = cos(omega * Double(frame)), y = Double(value) - 0.5
-                ss += s * s; sc += s * c; cc += c * c; ys += y * s; yc += y * c
-            }
-            let det = ss * cc - sc * sc
-            return .enough(((ys * cc - yc * sc) / det, (yc * ss - ys * sc) / det))
+            let fit = Self.fitSine(before, omega: omega, center: 0.5)
+            return .enough((fit.a, fit.b))
         }
         guard let ((a, b), timeline) = found else { return nil }
         return (timeline, a, b)

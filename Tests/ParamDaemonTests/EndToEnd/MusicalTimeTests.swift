@@ -8,36 +8,6 @@ import Testing
 /// volume. `/status beat` and `beat_frame` put the timeline's beat on the recording's frames.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct MusicalTimeTests {
-    struct Rig {
-        let paramd: ParamdProcess
-        let feeder: Feeder
-        let recorder: Recorder
-        let client: OSCClient
-
-        static func start(_ name: String, arguments: [String] = []) async throws -> Rig {
-            let server = try JackServer.required()
-            let paramd = try await ParamdProcess.start(server: server, name: name, arguments: arguments)
-            let feeder = try await JackTool.feed(server: server, name: "feed-\(name)", connect: ["\(name):in_1"], value: 1)
-            let recorder = try await JackTool.record(server: server, name: "rec-\(name)", connect: ["\(name):out_1"], seconds: 20)
-            return Rig(paramd: paramd, feeder: feeder, recorder: recorder, client: try OSCClient(port: paramd.port))
-        }
-
-        /// The timeline as `/status` has it: its beat at a JACK frame, and its tempo.
-        func beatAnchor() async throws -> (beat: Double, frame: Int64, tempo: Double)? {
-            guard let s = try await client.request("/status", reply: "/status")?.statusPairs,
-                  case .float32(let beat)? = s["beat"], case .int64(let frame)? = s["beat_frame"],
-                  case .float32(let tempo)? = s["tempo"] else { return nil }
-            return (Double(beat), frame, Double(tempo))
-        }
-
-        func finish() async throws -> Recording {
-            let recording = try await recorder.stop()
-            _ = try await feeder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
-        }
-    }
-
     /// The beat at `frame`, from an anchor taken while the tempo held since `frame`.
     static func beat(at frame: Int64, _ anchor: (beat: Double, frame: Int64, tempo: Double)) -> Double {
         anchor.beat - Double(anchor.frame - frame) * anchor.tempo / (60 * 48000)
@@ -52,7 +22,7 @@ struct MusicalTimeTests {
     @Test func oneBarAt120BPMLastsExactly96000Frames() async throws {
         typealias Found = (linear: (start: Int64, end: Int64), eased: CurveComparison, easedStart: Int64)
         let found: (Found, FrameTimeline)? = try await recordUntilCovered("1m at 120 BPM") {
-            let rig = try await Rig.start("paramd-bar")
+            let rig = try await VolumeRig.start("paramd-bar")
             try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "fss", "0.2", "1m", "linear")
             try await rig.recorder.record(seconds: 2.3)
@@ -83,7 +53,7 @@ struct MusicalTimeTests {
         // 90 BPM, 3 beats a bar: a beat is 32,000 frames, 1m 96,000.
         var anchor: (beat: Double, frame: Int64, tempo: Double)?
         let found: ((start: Int64, end: Int64), FrameTimeline)? = try await recordUntilCovered("1m in 3/4 at 90 BPM") {
-            let rig = try await Rig.start("paramd-waltz", arguments: ["--tempo", "90", "--beats-per-bar", "3"])
+            let rig = try await VolumeRig.start("paramd-waltz", arguments: ["--tempo", "90", "--beats-per-bar", "3"])
             try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "fssss", "0.2", "1m", "linear", "quantize", "1m")
             try await rig.recorder.record(seconds: 4.5)
@@ -106,7 +76,7 @@ struct MusicalTimeTests {
         typealias Found = (beatStart: Int64, barStart: Int64, anchor: (beat: Double, frame: Int64, tempo: Double))
         var anchor: (beat: Double, frame: Int64, tempo: Double)?
         let found: (Found, FrameTimeline)? = try await recordUntilCovered("quantize 4n and 1m") {
-            let rig = try await Rig.start("paramd-quantize")
+            let rig = try await VolumeRig.start("paramd-quantize")
             try await rig.recorder.record(seconds: 0.3)
             try await oscsend(rig.paramd.port, "/volume", "ffsss", "0.5", "0.1", "linear", "quantize", "4n")
             try await rig.recorder.record(seconds: 0.8)
@@ -133,7 +103,7 @@ struct MusicalTimeTests {
         typealias Found = (start: Int64, change: Int64, end: Int64, anchor: (beat: Double, frame: Int64, tempo: Double))
         var anchor: (beat: Double, frame: Int64, tempo: Double)?
         let found: (Found, FrameTimeline)? = try await recordUntilCovered("/tempo 60 halfway through 2m") {
-            let rig = try await Rig.start("paramd-retime")
+            let rig = try await VolumeRig.start("paramd-retime")
             try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "fssss", "0", "2m", "linear", "quantize", "1m")
             // Halfway: two seconds after the fade leaves 1.
@@ -203,5 +173,15 @@ struct MusicalTimeTests {
             try await client.request("/tempo/get", reply: "/tempo")?.firstFloat == 93
         }
         #expect(try await paramd.stop() == .exited(0))
+    }
+}
+
+extension VolumeRig {
+    /// The timeline as `/status` has it: its beat at a JACK frame, and its tempo.
+    func beatAnchor() async throws -> (beat: Double, frame: Int64, tempo: Double)? {
+        guard let s = try await client.request("/status", reply: "/status")?.statusPairs,
+              case .float32(let beat)? = s["beat"], case .int64(let frame)? = s["beat_frame"],
+              case .float32(let tempo)? = s["tempo"] else { return nil }
+        return (Double(beat), frame, Double(tempo))
     }
 }

@@ -32,6 +32,26 @@ struct OSCQueryEndToEndTests {
         }
     }
 
+    /// Makes `requests` (path, and method, headers, body, websocket where given) to 127.0.0.1:`http`
+    /// with http_checks.py; what it got for each.
+    static func httpChecks(_ requests: [[String: Any]], port http: UInt16,
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
+        return try #require(try await python("http_checks.py", ["127.0.0.1", "\(http)", json]) as? [[String: Any]],
+                            sourceLocation: sourceLocation)
+    }
+
+    /// Expects `path` served to a request naming studio.example as its host and refused (421)
+    /// to one naming other.example.
+    static func expectOnlyStudioExampleServed(port http: UInt16, path: String,
+                                              sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let results = try await httpChecks([
+            ["path": path, "headers": ["Host": "studio.example:\(http)"]],
+            ["path": "/", "headers": ["Host": "other.example:\(http)"]],
+        ], port: http, sourceLocation: sourceLocation)
+        #expect(results.map { $0["status"] as? Int } == [200, 421], sourceLocation: sourceLocation)
+    }
+
     /// paramd with HTTP on a free port of its own.
     static func start(_ name: String, server: JackServer, arguments: [String] = [],
                       environment: [String: String] = [:]) async throws -> (paramd: ParamdProcess, http: UInt16) {
@@ -244,8 +264,7 @@ struct OSCQueryEndToEndTests {
             ["path": "/", "websocket": true],                                                // 101: no Origin, not a browser
             ["path": "/", "websocket": true, "headers": ["Host": "evil.example", "Origin": "http://evil.example"]],  // 421
         ]
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
-        let results = try #require(try await Self.python("http_checks.py", ["127.0.0.1", "\(http)", json]) as? [[String: Any]])
+        let results = try await Self.httpChecks(requests, port: http)
         let statuses = results.map { $0["status"] as? Int ?? 0 }
         TestLog.write("HTTP answers: " + zip(requests, statuses).map { "\($0["method"] ?? "GET") \($0["path"]!)\(($0["websocket"] as? Bool) == true ? " (upgrade)" : ""): \($1)" }.joined(separator: ", "))
         #expect(statuses == [200, 200, 200, 200, 200, 200, 200, 200, 200, 421, 421, 405, 405, 405, 404, 404, 404, 403, 101, 101, 421])
@@ -271,13 +290,7 @@ struct OSCQueryEndToEndTests {
     @Test func anAllowedHostNameIsServed() async throws {
         let server = try JackServer.required()
         let (paramd, http) = try await Self.start("paramd-http-allow", server: server, arguments: ["--http-allow-host", "studio.example"])
-        let requests: [[String: Any]] = [
-            ["path": "/", "headers": ["Host": "studio.example:\(http)"]],
-            ["path": "/", "headers": ["Host": "other.example:\(http)"]],
-        ]
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
-        let results = try #require(try await Self.python("http_checks.py", ["127.0.0.1", "\(http)", json]) as? [[String: Any]])
-        #expect(results.map { $0["status"] as? Int } == [200, 421])
+        try await Self.expectOnlyStudioExampleServed(port: http, path: "/")
         #expect(try await paramd.stop() == .exited(0))
     }
 
@@ -294,13 +307,7 @@ struct OSCQueryEndToEndTests {
                                       environment: home.environment, label: "paramd-http-config")
         try await paramd.waitForLine(containing: "ready:", on: .stderr)
         #expect(paramd.standardError.contains("HTTP on 127.0.0.1:\(http)"), "\(paramd.outputSummary())")
-        let requests: [[String: Any]] = [
-            ["path": "/?HOST_INFO", "headers": ["Host": "studio.example:\(http)"]],
-            ["path": "/", "headers": ["Host": "other.example:\(http)"]],
-        ]
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
-        let results = try #require(try await Self.python("http_checks.py", ["127.0.0.1", "\(http)", json]) as? [[String: Any]])
-        #expect(results.map { $0["status"] as? Int } == [200, 421])
+        try await Self.expectOnlyStudioExampleServed(port: http, path: "/?HOST_INFO")
         #expect(try await paramd.stop(signal: SIGTERM) == .exited(0))
     }
 
@@ -336,33 +343,41 @@ final class TCPListener: Sendable {
     let fds: [Int32]
 
     init(port: UInt16) throws {
-        var fds: [Int32] = []
-        func fail(_ op: String) -> SocketError {
-            let e = SocketError(operation: op, code: errno)
-            for fd in fds { Glibc.close(fd) }
-            return e
-        }
-        let v4 = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard v4 >= 0 else { throw fail("socket") }
-        fds.append(v4)
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_port = port.bigEndian
         a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(v4, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0, listen(v4, 4) == 0 else { throw fail("bind") }
-        if UDPSocket.isIPv6Available {
-            let v6 = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard v6 >= 0 else { throw fail("socket") }
-            fds.append(v6)
-            var b = sockaddr_in6()
-            b.sin6_family = sa_family_t(AF_INET6)
-            b.sin6_port = port.bigEndian
-            b.sin6_addr = in6addr_loopback
-            let rc6 = withUnsafePointer(to: &b) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(v6, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-            guard rc6 == 0, listen(v6, 4) == 0 else { throw fail("bind") }
+        let v4 = try Self.listeningSocket(AF_INET, on: a)
+        guard UDPSocket.isIPv6Available else {
+            fds = [v4]
+            return
         }
-        self.fds = fds
+        var b = sockaddr_in6()
+        b.sin6_family = sa_family_t(AF_INET6)
+        b.sin6_port = port.bigEndian
+        b.sin6_addr = in6addr_loopback
+        do {
+            fds = [v4, try Self.listeningSocket(AF_INET6, on: b)]
+        } catch {
+            Glibc.close(v4)
+            throw error
+        }
+    }
+
+    /// A stream socket of `family` bound to `address` and listening; closed again if that fails.
+    private static func listeningSocket<Address>(_ family: Int32, on address: Address) throws -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
+        var address = address
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+        guard rc == 0, listen(fd, 4) == 0 else {
+            let e = SocketError(operation: "bind", code: errno)
+            Glibc.close(fd)
+            throw e
+        }
+        return fd
     }
 
     func close() { for fd in fds { Glibc.close(fd) } }

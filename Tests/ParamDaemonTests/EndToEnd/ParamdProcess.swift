@@ -35,6 +35,15 @@ struct ParamdProcess {
         return ParamdProcess(process: process, port: port, name: name)
     }
 
+    /// `start` with `config` as its config file, in a home of its own named `home` (paramd's
+    /// name when nil); the home too, for its state file and later configs.
+    static func start(server: JackServer, name: String, home label: String? = nil, config: String,
+                      arguments: [String] = []) async throws -> (paramd: ParamdProcess, home: TestHome) {
+        let home = TestHome(label ?? name)
+        try home.writeConfig(config)
+        return (try await start(server: server, name: name, arguments: arguments, environment: home.environment), home)
+    }
+
     /// `start` on the server of the enclosing `.jackServer` trait (`JackServer.required()`).
     static func start(name: String = "paramd", arguments: [String] = [],
                       environment: [String: String] = [:]) async throws -> ParamdProcess {

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// paramd (with a config) on a fresh private PipeWire, DC 1 into in_1 from a feeder, one of
-/// its ports recorded: the PipeWire tests' set-up, as `TimingEndToEndTests.Rig` is jackd's.
+/// its ports recorded: the PipeWire tests' set-up, as `VolumeRig` is jackd's.
 struct PipeWireRig {
     let pipewire: PipeWireServer
     let paramd: ChildProcess

@@ -55,6 +55,19 @@ struct SceneTests {
         try await JackTool.record(server: server, name: "rec-\(name)", connect: Self.ports.map { "\(name):\($0)" }, seconds: 12)
     }
 
+    /// One attempt's recording of `ports`: paramd `name` with `config`, 0.3 s recorded, then
+    /// `steps`; paramd must exit 0.
+    func recordScenes(_ server: JackServer, _ name: String,
+                      _ steps: (_ paramd: ParamdProcess, _ recorder: Recorder) async throws -> Void) async throws -> Recording {
+        let (paramd, _) = try await start(server, name)
+        let recorder = try await record(server, name)
+        try await recorder.record(seconds: 0.3)
+        try await steps(paramd, recorder)
+        let recording = try await recorder.stop()
+        #expect(try await paramd.stop() == .exited(0))
+        return recording
+    }
+
     /// `look` from volume 1, cutoff 1000 Hz, pan 0, linear over `n` frames from frame s.
     static func look(_ channel: Int, _ k: Int, n: Int) -> Double {
         let u = k <= 0 ? 0 : k >= n ? 1 : Double(k) / Double(n)
@@ -97,17 +110,13 @@ struct SceneTests {
         var tag: OSCTimeTag = 0
         var offset: Int64 = 0
         let found = try await recordUntilCovered("a time-tagged recall") {
-            let (paramd, _) = try await start(server, "paramd-recall")
-            let recorder = try await record(server, "paramd-recall")
-            try await recorder.record(seconds: 0.3)
-            let client = try OSCClient(port: paramd.port)
-            offset = Clocks.realtimeMinusMonotonicNanos()
-            tag = Clocks.tag(inSeconds: 0.25)
-            try client.send(.bundle(timeTag: tag, elements: [.message(OSCMessage("/scene/recall", [.string("look")]))]))
-            try await recorder.record(seconds: 1.0)
-            let recording = try await recorder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
+            try await recordScenes(server, "paramd-recall") { paramd, recorder in
+                let client = try OSCClient(port: paramd.port)
+                offset = Clocks.realtimeMinusMonotonicNanos()
+                tag = Clocks.tag(inSeconds: 0.25)
+                try client.send(.bundle(timeTag: tag, elements: [.message(OSCMessage("/scene/recall", [.string("look")]))]))
+                try await recorder.record(seconds: 1.0)
+            }
         } measure: { (timeline: FrameTimeline) -> Coverage<(starts: [Int64], fits: [(worst: Double, coverage: Double)], micros: Double)> in
             guard let starts = Self.starts(timeline), let micros = timeline.micros(of: starts[0]) else { return .tooLittle("a start fell in a gap") }
             // paramd places the tag on a frame when the bundle comes, by JACK's clock then; late
@@ -137,14 +146,10 @@ struct SceneTests {
     @Test func staggerOffsetsMemberKByExactly4800KFrames() async throws {
         let server = try JackServer.required()
         let found = try await recordUntilCovered("a staggered recall") {
-            let (paramd, _) = try await start(server, "paramd-stagger")
-            let recorder = try await record(server, "paramd-stagger")
-            try await recorder.record(seconds: 0.3)
-            try await oscsend(paramd.port, "/scene/recall", "sfssf", "look", "0.2", "linear", "stagger", "0.1")
-            try await recorder.record(seconds: 0.8)
-            let recording = try await recorder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
+            try await recordScenes(server, "paramd-stagger") { paramd, recorder in
+                try await oscsend(paramd.port, "/scene/recall", "sfssf", "look", "0.2", "linear", "stagger", "0.1")
+                try await recorder.record(seconds: 0.8)
+            }
         } measure: { (timeline: FrameTimeline) -> Coverage<([Int64], [Double])> in
             guard let starts = Self.starts(timeline) else { return .tooLittle("a start fell in a gap") }
             let fits = (0..<3).map { c in
@@ -162,17 +167,13 @@ struct SceneTests {
     @Test func aTimeTaggedStaggeredRecallKeepsItsWholeFrameOffsets() async throws {
         let server = try JackServer.required()
         let found = try await recordUntilCovered("a time-tagged staggered recall") {
-            let (paramd, _) = try await start(server, "paramd-tagstagger")
-            let recorder = try await record(server, "paramd-tagstagger")
-            try await recorder.record(seconds: 0.3)
-            let client = try OSCClient(port: paramd.port)
-            try client.send(.bundle(timeTag: Clocks.tag(inSeconds: 0.2), elements: [
-                .message(OSCMessage("/scene/recall", [.string("look"), .float32(0.2), .string("linear"), .string("stagger"), .float32(0.1)])),
-            ]))
-            try await recorder.record(seconds: 1.0)
-            let recording = try await recorder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
+            try await recordScenes(server, "paramd-tagstagger") { paramd, recorder in
+                let client = try OSCClient(port: paramd.port)
+                try client.send(.bundle(timeTag: Clocks.tag(inSeconds: 0.2), elements: [
+                    .message(OSCMessage("/scene/recall", [.string("look"), .float32(0.2), .string("linear"), .string("stagger"), .float32(0.1)])),
+                ]))
+                try await recorder.record(seconds: 1.0)
+            }
         } measure: { (timeline: FrameTimeline) -> Coverage<[Int64]> in
             guard let starts = Self.starts(timeline) else { return .tooLittle("a start fell in a gap") }
             return .enough(starts)

@@ -11,27 +11,6 @@ import Glibc
 /// volume·input sample by sample.
 @Suite(.serialized, .jackServer(rate: 48000, period: 256))
 struct TimingEndToEndTests {
-    struct Rig {
-        let paramd: ParamdProcess
-        let feeder: Feeder
-        let recorder: Recorder
-
-        static func start(_ name: String) async throws -> Rig {
-            let server = try JackServer.required()
-            let paramd = try await ParamdProcess.start(server: server, name: name)
-            let feeder = try await JackTool.feed(server: server, name: "feed-\(name)", connect: ["\(name):in_1"], value: 1)
-            let recorder = try await JackTool.record(server: server, name: "rec-\(name)", connect: ["\(name):out_1"], seconds: 20)
-            return Rig(paramd: paramd, feeder: feeder, recorder: recorder)
-        }
-
-        func finish() async throws -> Recording {
-            let recording = try await recorder.stop()
-            _ = try await feeder.stop()
-            #expect(try await paramd.stop() == .exited(0))
-            return recording
-        }
-    }
-
     @Test func theTremoloOfTheSpecPlaysSampleForSample() async throws {
         let n = 24000
         func expected(_ k: Int) -> Double {
@@ -41,7 +20,7 @@ struct TimingEndToEndTests {
             return 1 + (0.3 - 1) * referenceBezier(0.42, 0, 0.58, 1, p)
         }
         let found: ((start: Int64, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("tremolo") {
-            let rig = try await Rig.start("paramd-trem")
+            let rig = try await VolumeRig.start("paramd-trem")
             try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "ffssssi", "0.3", "0.5", "easeInEaseOut", "repeat", "inf", "autoreverse", "1")
             try await rig.recorder.record(seconds: 1.8)
@@ -68,7 +47,7 @@ struct TimingEndToEndTests {
         let wd = (100.0 - 25).squareRoot()
         func x(_ t: Double) -> Double { 1 - exp(-5 * t) * (cos(wd * t) + 5 / wd * sin(wd * t)) }
         let found: ((start: Int64, settled: Int, comparison: CurveComparison), FrameTimeline)? = try await recordUntilCovered("spring") {
-            let rig = try await Rig.start("paramd-spring")
+            let rig = try await VolumeRig.start("paramd-spring")
             try await oscsend(rig.paramd.port, "/volume", "ff", "0", "0")
             try await rig.recorder.record(seconds: 0.2)
             try await oscsend(rig.paramd.port, "/volume", "ffs", "0.5", "0", "spring(1,100,10)")
@@ -114,7 +93,7 @@ struct TimingEndToEndTests {
 
     @Test func twoBundlesTaggedAThousandFramesApartStartExactlyAThousandFramesApart() async throws {
         let found: ((a: Int64, b: Int64, first: Float?, second: Float?, between: [Float]), FrameTimeline)? = try await recordUntilCovered("bundles a thousand frames apart") {
-            let rig = try await Rig.start("paramd-tags")
+            let rig = try await VolumeRig.start("paramd-tags")
             let client = try OSCClient(port: rig.paramd.port)
             try await rig.recorder.record(seconds: 0.3)
             let t1 = timeTag(inSeconds: 0.3)
@@ -139,7 +118,7 @@ struct TimingEndToEndTests {
     }
 
     @Test func aBundleChangingVolumeAndInputChangesOut1InASingleFrame() async throws {
-        let rig = try await Rig.start("paramd-txn")
+        let rig = try await VolumeRig.start("paramd-txn")
         let client = try OSCClient(port: rig.paramd.port)
         try await rig.recorder.record(seconds: 0.3)
         // Each bundle waits until the one before it has sounded (paramd reports it as the value

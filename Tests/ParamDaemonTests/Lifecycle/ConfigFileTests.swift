@@ -15,6 +15,26 @@ struct ConfigFileTests {
         let key: String?
         let words: String
         var testDescription: String { "\(key ?? "syntax") at line \(line)" }
+
+        /// Starts paramd `name` on `server` with this as its config file (in a home named `home`);
+        /// expects it to refuse to start (exit 78) within 10 s. What it wrote to standard error,
+        /// and the config file's path.
+        func refusal(on server: JackServer, home label: String, name: String,
+                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> (error: String, configFile: String) {
+            let home = TestHome(label)
+            try home.writeConfig(text)
+            let paramd = try launchParamd(server: server.name, name: name, port: try freeUDPPort(), environment: home.environment)
+            #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78), sourceLocation: sourceLocation)
+            return (paramd.standardError, home.configFile)
+        }
+
+        /// Expects `error` to be one line that names the file and line, the key, and why.
+        func expectNamed(in error: String, configFile: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(error.contains("\(configFile):\(line)"), "names the line: \(error)", sourceLocation: sourceLocation)
+            if let key { #expect(error.contains("'\(key)'"), "names the key: \(error)", sourceLocation: sourceLocation) }
+            #expect(error.contains(words), "says why: \(error)", sourceLocation: sourceLocation)
+            #expect(error.split(separator: "\n").count == 1, "one line: \(error)", sourceLocation: sourceLocation)
+        }
     }
 
     static let badConfigs: [BadConfig] = [
@@ -55,25 +75,17 @@ struct ConfigFileTests {
     @Test(arguments: badConfigs)
     func aBadConfigFileIsAnErrorThatNamesTheLineAndParamdDoesNotStart(_ bad: BadConfig) async throws {
         let server = try JackServer.required()
-        let home = TestHome("badconfig")
-        try home.writeConfig(bad.text)
-        let paramd = try launchParamd(server: server.name, name: "paramd-badconfig", port: try freeUDPPort(),
-                                      environment: home.environment)
-        #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78))
-        let error = paramd.standardError
-        #expect(error.contains("\(home.configFile):\(bad.line)"), "names the line: \(error)")
-        if let key = bad.key { #expect(error.contains("'\(key)'"), "names the key: \(error)") }
-        #expect(error.contains(bad.words), "says why: \(error)")
-        #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+        let (error, configFile) = try await bad.refusal(on: server, home: "badconfig", name: "paramd-badconfig")
+        bad.expectNamed(in: error, configFile: configFile)
         #expect(!error.contains("ready:"))
         #expect(try await !server.ports().contains { $0.hasPrefix("paramd-badconfig:") })
     }
 
     @Test func theFileSetsWhatTheFlagsDoNotAndFlagsWin() async throws {
         let server = try JackServer.required()
-        let home = TestHome("config")
         let filePort = try freeUDPPort()
-        try home.writeConfig("""
+        // --name and --port on the command line win over the file's.
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-config", home: "config", config: """
             # Every flag has a key of the same name.
             port = \(filePort)
             name = "paramd-from-file"
@@ -89,8 +101,6 @@ struct ConfigFileTests {
             duration = 1.5
             curve = "easeOutBack(2)"
             """)
-        // --name and --port on the command line win over the file's.
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-config", environment: home.environment)
         let client = try OSCClient(port: paramd.port)
         #expect(paramd.port != filePort)
         #expect(try await client.pings())
@@ -106,10 +116,8 @@ struct ConfigFileTests {
 
     @Test func sighupReloadsTheFileAppliesWhatCanChangeLiveAndSaysWhatCannot() async throws {
         let server = try JackServer.required()
-        let home = TestHome("reload")
-        try home.writeConfig("log-level = \"info\"\n")
-        let paramd = try await ParamdProcess.start(server: server, name: "paramd-reload", arguments: ["--no-state"],
-                                                   environment: home.environment)
+        let (paramd, home) = try await ParamdProcess.start(server: server, name: "paramd-reload", home: "reload",
+                                                           config: "log-level = \"info\"\n", arguments: ["--no-state"])
         try home.writeConfig("""
             log-level = "debug"
             name = "another-name"

@@ -157,6 +157,13 @@ struct TestHome {
     func writeConfig(_ text: String) throws {
         try text.write(toFile: configFile, atomically: true, encoding: .utf8)
     }
+
+    /// A home whose config maps CC 7 to volume; `more` are further lines of that mapping.
+    static func volumeOnCC7(_ label: String, _ more: String...) throws -> TestHome {
+        let home = TestHome(label)
+        try home.writeConfig((["[[midi]]", "param = \"volume\"", "cc = 7"] + more).joined(separator: "\n"))
+        return home
+    }
 }
 
 /// Starts paramd without waiting for it to be ready (for tests where it must wait, or fail).

@@ -20,14 +20,8 @@ struct MIDIConnectConfigTests {
 
     @Test(arguments: badConfigs)
     func aWrongConnectMIDIValueIsAnErrorThatNamesTheLineAndTheKey(_ bad: ConfigFileTests.BadConfig) async throws {
-        let server = try JackServer.required()
-        let home = TestHome("badmidiconnect")
-        try home.writeConfig(bad.text)
-        let paramd = try launchParamd(server: server.name, name: "pd-badmidiconn", port: try freeUDPPort(),
-                                      environment: home.environment)
-        #expect(try await paramd.waitForExit(timeout: .seconds(10)) == .exited(78))
-        let error = paramd.standardError
-        #expect(error.contains("\(home.configFile):\(bad.line): '\(bad.key!)': \(bad.words)"), "\(error)")
+        let (error, configFile) = try await bad.refusal(on: try JackServer.required(), home: "badmidiconnect", name: "pd-badmidiconn")
+        #expect(error.contains("\(configFile):\(bad.line): '\(bad.key!)': \(bad.words)"), "\(error)")
         #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
     }
 

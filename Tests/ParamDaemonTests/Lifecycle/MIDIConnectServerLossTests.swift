@@ -41,14 +41,7 @@ struct MIDIConnectServerLossTests {
     }
 
     @Test func midiConnectionsAreMadeAtStartAndAgainWhenTheServerReturns() async throws {
-        let home = TestHome("midi-connect")
-        try home.writeConfig("""
-            [[midi]]
-            param = "volume"
-            cc = 7
-            duration = 0
-            feedback = true
-            """)
+        let home = try TestHome.volumeOnCC7("midi-connect", "duration = 0", "feedback = true")
         let tool = JackServer.uniqueName("ctl")
         try await JackServer.withRestarts(name: JackServer.uniqueName("midiconn")) { servers in
             var controller = try await JackTool.midi(server: servers.current, name: tool, send: [(2, 0, [0xB0, 7, 100])], afterConnected: true)

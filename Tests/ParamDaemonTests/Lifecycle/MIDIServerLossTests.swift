@@ -10,13 +10,7 @@ import Testing
 @Suite(.serialized)
 struct MIDIServerLossTests {
     @Test func midiPortsComeBackAndMIDITargetsAreAdoptedAfterTheServerReturns() async throws {
-        let home = TestHome("midi-loss")
-        try home.writeConfig("""
-            [[midi]]
-            param = "volume"
-            cc = 7
-            duration = 0
-            """)
+        let home = try TestHome.volumeOnCC7("midi-loss", "duration = 0")
         try await withParamdOnALosableServer("midiloss", name: "pd-midiloss", environment: home.environment) { servers, paramd in
             let client = try OSCClient(port: paramd.port)
             #expect(try await servers.current.ports().contains("pd-midiloss:midi_in"))
@@ -26,10 +20,9 @@ struct MIDIServerLossTests {
             let server = try await servers.comeBack(to: paramd)
             let ports = try await server.ports()
             #expect(ports.contains("pd-midiloss:midi_in") && ports.contains("pd-midiloss:midi_out"), "\(ports)")
-            let sender = try await JackTool.midi(server: server, connect: ["pd-midiloss:midi_in"], send: [(5, 0, [0xB0, 7, 127])])
-            try await sender.waitUntilSent()
-            try await client.waitForValue("volume") { value, target in value == 1 && target == 1 }
-            _ = try await sender.stop()
+            try await JackTool.midiMoves("volume", of: client, server: server, into: "pd-midiloss:midi_in", send: [(5, 0, [0xB0, 7, 127])]) {
+                value, target in value == 1 && target == 1
+            }
             let volume = try await client.get("volume")
             #expect(volume?.value == 1, "CC 7 = 127 sounds: \(String(describing: volume))")
             #expect(volume?.target == 1, "and the control side adopted it as the target: \(String(describing: volume))")

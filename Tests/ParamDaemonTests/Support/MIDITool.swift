@@ -144,4 +144,15 @@ extension JackTool {
         try await process.waitForLine(exactly: "ready", on: .stdout)
         return MIDITool(process: process, name: name, output: output)
     }
+
+    /// Sends `events` into `port` from a new MIDI tool on `server`, waits until `client` reads
+    /// `parameter` as `condition` wants (`waitForValue`), and stops the tool.
+    static func midiMoves(_ parameter: String, of client: OSCClient, server: JackServer, into port: String,
+                          send events: [(period: Int, offset: Int, bytes: [UInt8])],
+                          until condition: (_ value: Float, _ target: Float) -> Bool) async throws {
+        let sender = try await midi(server: server, connect: [port], send: events)
+        try await sender.waitUntilSent()
+        try await client.waitForValue(parameter, condition)
+        _ = try await sender.stop()
+    }
 }
