@@ -24,7 +24,7 @@ struct BufferSizeTests {
         let n = 96000  // 2 s at 48 kHz
         let checked = 0..<(n + 1000)
         let found: ((start: Int64, comparison: CurveComparison, lengths: [Int]), FrameTimeline)? = try await recordUntilCovered("fade across buffer-size changes") {
-            let paramd = try await ParamdProcess.start(server: server, name: "paramd-bufsize", arguments: ["--no-state"])
+            let paramd = try await ParamdProcess.start(server: server, name: "paramd-bufsize")
             let feeder = try await JackTool.feed(server: server, name: "feeder-bufsize", connect: ["paramd-bufsize:in_1"], value: 1)
             let recorder = try await JackTool.record(server: server, name: "rec-bufsize", connect: ["paramd-bufsize:out_1"], seconds: 20)
             try await setBufferSize(server, 1024)
