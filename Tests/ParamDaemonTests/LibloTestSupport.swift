@@ -155,18 +155,6 @@ func bitwiseEqual(_ a: [OSCArgument?], _ b: [OSCArgument]) -> Bool {
     }
 }
 
-/// SplitMix64: a small seeded generator, so every random test (here and end to end) is the
-/// same on every run; drawn from ParamCore's own (`ModulatorRandom`), not a copy.
-struct SplitMix64: RandomNumberGenerator {
-    let seed: UInt64
-    private var drawn: UInt64 = 0
-    init(seed: UInt64) { self.seed = seed }
-    mutating func next() -> UInt64 {
-        defer { drawn &+= 1 }
-        return ModulatorRandom.output(seed: seed, index: drawn)
-    }
-}
-
 extension RandomNumberGenerator {
     mutating func randomString(maxLength: Int = 12) -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789-_ ().,é♪".unicodeScalars)

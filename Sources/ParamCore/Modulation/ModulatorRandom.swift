@@ -26,3 +26,15 @@ public enum ModulatorRandom {
         return 2 * u - 1
     }
 }
+
+/// `ModulatorRandom`'s outputs one after another, as a `RandomNumberGenerator`: the one seeded
+/// generator the project's tests draw reproducible inputs from, the same one the modulators use.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public let seed: UInt64
+    private var drawn: UInt64 = 0
+    public init(seed: UInt64) { self.seed = seed }
+    public mutating func next() -> UInt64 {
+        defer { drawn &+= 1 }
+        return ModulatorRandom.output(seed: seed, index: drawn)
+    }
+}

@@ -75,6 +75,8 @@ import Testing
                                   4593380528125082431, 16408922859458223821]
         let outputs = (0..<5).map { ModulatorRandom.output(seed: 1234567, index: UInt64($0)) }
         #expect(outputs == expected)
+        var generator = SplitMix64(seed: 1234567)  // the tests' generator: the same, in order
+        #expect((0..<5).map { _ in generator.next() } == expected)
         // The same task's distribution: 100,000 floats from seed 987654321, floor(5·u).
         var counts = [0, 0, 0, 0, 0]
         for n in 0..<100_000 {
