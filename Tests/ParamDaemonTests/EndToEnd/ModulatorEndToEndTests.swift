@@ -240,8 +240,13 @@ struct ModulatorEndToEndTests {
         for i in 1..<samples.count where samples[i].frame == samples[i - 1].frame + 1 {
             largest = max(largest, abs(Double(samples[i].value) - Double(samples[i - 1].value)))
         }
-        let bound = 0.25 * 2 * Double.pi * 2 / 48000
-        TestLog.write("cv_cutoff through /cutoff/mod/stop f 0.25: largest step \(largest) (a frame's most at full depth: \(bound)); \(timeline.description)")
+        // A frame of depth(k)·wave(k) moves by at most A·ω (the wave at full depth) plus A times
+        // the depth's largest step (default's steepest frame over 0.25 s): where the stop comes in
+        // the wave's phase decides how close it gets. A stop without its fade would step by up to A.
+        let amplitude = 0.25, n = 12000
+        let depthStep = (0..<n).map { referenceBezier(0.25, 0.1, 0.25, 1, Double($0 + 1) / Double(n)) - referenceBezier(0.25, 0.1, 0.25, 1, Double($0) / Double(n)) }.max()!
+        let bound = amplitude * (2 * Double.pi * 2 / 48000 + depthStep)
+        TestLog.write("cv_cutoff through /cutoff/mod/stop f 0.25: largest step \(largest) (a frame's most: \(bound)); \(timeline.description)")
         // The port's float32 rounds each value by up to half an ulp (6e-8 in 0.5…1).
         #expect(largest <= bound + 1.2e-7)
         let tail = samples.suffix(24000).map(\.value)
