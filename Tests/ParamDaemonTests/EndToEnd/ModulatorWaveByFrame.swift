@@ -98,8 +98,13 @@ enum WaveBank {
     /// wave is then held to every frame before `until`.
     static func check(_ timeline: some PlacedSamples, fittedBefore: Int64, beatZero: Int64, until: Int64 = .max) -> [(String, FrameCheck)]? {
         func start(_ channel: Int) -> Int64? {
+            // After it rested at 0.5: a port can carry 0 before paramd's first period reaches it.
             let samples = timeline.samples(channel, in: Int64.min..<Int64.max)
-            guard let left = samples.firstIndex(where: { $0.value != 0.5 }), left > 0 else { return nil }
+            guard let resting = samples.firstIndex(where: { $0.value == 0.5 }),
+                  let left = samples[resting...].firstIndex(where: { $0.value != 0.5 }) else {
+                Issue.record("\(names[channel].name) never left 0.5 after resting there: \(samples.count) samples, first \(samples.prefix(3).map(\.value)), last \(samples.suffix(3).map(\.value))")
+                return nil
+            }
             return samples[left].frame
         }
         var origins: [Bool: Int64] = [:]
