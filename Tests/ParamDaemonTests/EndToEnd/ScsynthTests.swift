@@ -36,23 +36,21 @@ struct ScsynthTests {
         try sc.send("/s_new", [.string("cutoff_dc"), .int32(1000), .int32(0), .int32(0)])
         #expect(try await sc.request("/sync", [.int32(1)], reply: "/synced") != nil)
 
-        let home = TestHome("scsynth")
-        try home.writeConfig("""
+        let config = """
             [cutoff]
             min = 20
             max = 20000
             initial = 440
             domain = "log"
             send = { url = "osc.udp://127.0.0.1:\(scPort)/n_set", args = [1000, "cutoff", "$value"], rate = 200 }
-            """)
+            """
         // On JACK's frame counter, so a cycle run without the recorder is a gap, not a shift; a
         // glide whose start or end fell in a gap (xruns) is recorded again, from 440.
         let found = try await recordUntilCovered("scsynth's cutoff") {
             try sc.send("/n_set", [.int32(1000), .string("cutoff"), .float32(440)])
             #expect(try await sc.request("/sync", [.int32(2)], reply: "/synced") != nil)
-            // No state: an attempt must not start where the last one's saved state left cutoff.
-            let paramd = try await ParamdProcess.start(server: server, name: "paramd-sc", arguments: ["--no-state"],
-                                                       environment: home.environment)
+            // A home of its own each attempt: none starts where the last one's saved state left cutoff.
+            let (paramd, _) = try await ParamdProcess.start(server: server, name: "paramd-sc", config: config)
             let recorder = try await JackTool.record(server: server, name: "rec-sc", connect: ["SuperCollider:out_1"], seconds: 10)
             try await recorder.record(seconds: 0.3)
             try await oscsend(paramd.port, "/cutoff", "ffs", "5000", "1", "easeInEaseOut")
