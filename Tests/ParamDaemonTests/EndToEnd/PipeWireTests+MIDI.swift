@@ -31,26 +31,31 @@ extension PipeWireTests {
     @Test func ccSevenAtOffsetHundredStartsTheVolumeAnimationOnThatFrame() async throws {
         let n = 960, target = 64.0 / 127
         let config = "[[midi]]\nparam = \"volume\"\ncc = 7\nchannel = 1\n"
-        let rig = try await PipeWireRig.start("pw-cc7", config: config)
-        let sender = try await Self.midiTool(rig.pipewire, name: "midi-pw-cc7", connect: ["\(rig.name):midi_in"], send: [(40, 100, [0xB0, 7, 64])])
-        try await sender.waitUntilSent()
-        try await rig.recorder.record(seconds: 0.3)
-        let log = try await sender.stop()
-        let timeline = PipeWireTimeline(try await rig.finish())
-        let sent = try #require(log.sent.first, "nothing sent")
-        let frame = sent.stamp + sent.offset
-        let change = try #require(timeline.samples().first { $0.value < 1 }, "out_1 never left 1").frame
-        var worst = 0.0, compared = 0
-        for (f, value) in timeline.samples(in: (frame - 200)..<(frame + Int64(n) + 500)) {
-            let k = f - frame
-            let expected = k <= 0 ? 1 : (k >= n ? target : 1 + (target - 1) * Double(k) / Double(n))
-            worst = max(worst, abs(Double(value) - expected))
-            compared += 1
+        let compared = try await Self.untilCovered("cc 7") { attempt in
+            let rig = try await PipeWireRig.start("pw-cc7-\(attempt)", config: config)
+            let sender = try await Self.midiTool(rig.pipewire, name: "midi-pw-cc7", connect: ["\(rig.name):midi_in"], send: [(40, 100, [0xB0, 7, 64])])
+            try await sender.waitUntilSent()
+            try await rig.recorder.record(seconds: 0.3)
+            let log = try await sender.stop()
+            let timeline = PipeWireTimeline(try await rig.finish())
+            let sent = try #require(log.sent.first, "nothing sent")
+            let frame = sent.stamp + sent.offset
+            let window = timeline.samples(in: (frame - 200)..<(frame + Int64(n) + 500))
+            var worst = 0.0
+            for (f, value) in window {
+                let k = f - frame
+                let expected = k <= 0 ? 1 : (k >= n ? target : 1 + (target - 1) * Double(k) / Double(n))
+                worst = max(worst, abs(Double(value) - expected))
+            }
+            // The start is judged where the recording holds the event's frame and the next.
+            let caught = window.contains { $0.0 == frame } && window.contains { $0.0 == frame + 1 }
+            let change = window.first { $0.1 < 1 }?.0
+            TestLog.write("PipeWire, attempt \(attempt): cc 7 = 64 sent on JACK frame \(frame) (offset \(sent.offset) of a \(sent.nframes)-frame period); "
+                          + "out_1 leaves 1 at frame \(change.map(String.init) ?? "-"); 20 ms linear: \(window.count) frames compared, worst \(worst); \(timeline.description)")
+            if caught { #expect(change == frame + 1, "the animation starts on the event's own frame: the last frame at 1 is the event's") }
+            #expect(worst < 1e-6, "worst difference \(worst)")
+            return (window.count, caught && window.count >= (n + 700) * 9 / 10)
         }
-        TestLog.write("PipeWire: cc 7 = 64 sent on JACK frame \(frame) (offset \(sent.offset) of a \(sent.nframes)-frame period); "
-                      + "out_1 leaves 1 at frame \(change); 20 ms linear: \(compared) frames compared, worst \(worst); \(timeline.description)")
-        #expect(change == frame + 1, "the animation starts on the event's own frame: the last frame at 1 is the event's")
         #expect(compared >= (n + 700) * 9 / 10, "\(compared) frames placed")
-        #expect(worst < 1e-6, "worst difference \(worst)")
     }
 }
