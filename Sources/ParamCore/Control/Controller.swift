@@ -16,6 +16,13 @@ public struct ControlResult: Sendable {
     public var recalls: [SceneRecall] = []
     /// A tempo for the audio side (`/tempo`), posted once the commands are sent.
     public var tempoChange: TempoChange?
+    /// Take programs this message made (SPEC §17): freed by the caller if its commands do not
+    /// reach the audio thread.
+    public var takePrograms: [TakeProgram] = []
+    /// Player slots this message started: their `/take/done` goes to its sender.
+    public var takePlays: [UInt8] = []
+    /// Take states this message changed, for `/take/state`.
+    public var takeNews: [TakeNews] = []
     public init() {}
 }
 
@@ -69,6 +76,8 @@ public struct Controller: Sendable {
     public internal(set) var morph = MorphBook()
     /// Scenes, `_previous` and recall groups (SPEC §13, Scenes/Controller+Scenes.swift).
     public internal(set) var scenes = SceneBook()
+    /// Takes, the recording and the players (SPEC §17, Takes/Controller+Takes.swift).
+    public internal(set) var takes = TakeBook()
 
     /// Every parameter: names, ranges, domains.
     public var registry: ParameterRegistry {
@@ -196,6 +205,7 @@ public struct Controller: Sendable {
                 let (spec, delay, placement) = try keyframes(for: p, message.arguments, address: message.address, result: &result)
                 commit(p, .keyframes(p, spec), target: spec.values[spec.count - 1], start: start, delay: delay,
                        placement: placement, &result)
+                keepKeyframesIfArmed(p, spec, result: result)
             case .stop(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 // The audio side reports the exact frozen value; until then, the last sounded.
@@ -223,6 +233,8 @@ public struct Controller: Sendable {
                 try handleScene(message, route.action, start: start, sounding: sounding, result: &result)
             case .modulate, .modulateDepth, .stopModulator, .getModulator:
                 try handleModulator(message, route.action, start: start, result: &result)
+            case .takeRecord, .takeStop, .takePlay, .takeUndo, .takeDelete, .takeList, .takeGet:
+                try handleTake(message, route.action, start: start, result: &result)
             case .get(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 result.replies.append(OSCMessage("/\(registry.name(p))", [.float32(Float(sounding(p)))]))
@@ -232,6 +244,9 @@ public struct Controller: Sendable {
             }
         } catch {
             result.commands = []
+            for program in result.takePrograms { program.deallocate() }
+            result.takePrograms = []
+            result.takeNews = []
             result.error = error.reason
             result.replies.append(OSCMessage("/error", [.string(message.address), .string(error.reason)]))
         }

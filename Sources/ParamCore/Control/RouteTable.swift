@@ -47,6 +47,15 @@ public enum RouteAction: Sendable, Equatable {
     case modulateDepth(ParameterID)
     case stopModulator(ParameterID)
     case getModulator(ParameterID)
+    /// `/take/record`, `/take/stop`, `/take/play`, `/take/undo`, `/take/delete`, `/take/list`,
+    /// `/take/get` (SPEC §17, docs/TAKES.md).
+    case takeRecord
+    case takeStop
+    case takePlay
+    case takeUndo
+    case takeDelete
+    case takeList
+    case takeGet
 }
 
 /// One OSC address of paramd's address space.
@@ -127,7 +136,26 @@ public struct RouteTable: Sendable {
             Route(address: "/midi/map", action: .midiMap, arguments: "",
                   summary: "reply /midi/mapping per MIDI mapping, then /midi/map/end i count"),
         ]
-        return routes + sceneRoutes + tempoRoutes
+        return routes + sceneRoutes + tempoRoutes + takeRoutes
+    }
+
+    private static var takeRoutes: [Route] {
+        [
+            Route(address: "/take/record", action: .takeRecord,
+                  arguments: "name [pattern] [quantize q] [delay d] [length l] [overdub 1 [touch s] [loop n|inf]]",
+                  summary: "record what sets the targets of the parameters matching pattern (default /*) into a take, as actions on their frames"),
+            Route(address: "/take/stop", action: .takeStop, arguments: "[name]",
+                  summary: "stop recording and playing (one take, or all)"),
+            Route(address: "/take/play", action: .takePlay, arguments: "name [loop n|inf] [quantize q] [delay d]",
+                  summary: "play a take: each pass starts its members on their start values, then its actions on their frames; then /take/done s name i finished"),
+            Route(address: "/take/undo", action: .takeUndo, arguments: "name",
+                  summary: "the take as it was before its last recording pass"),
+            Route(address: "/take/delete", action: .takeDelete, arguments: "name", summary: "forget a take"),
+            Route(address: "/take/list", action: .takeList, arguments: "",
+                  summary: "reply /take s name i actions f seconds s state per take, then /take/list/end"),
+            Route(address: "/take/get", action: .takeGet, arguments: "name",
+                  summary: "reply /take/action s name s param f offset_seconds f target f duration s curve per action, then /take/get/end"),
+        ]
     }
 
     private static var tempoRoutes: [Route] {

@@ -262,9 +262,15 @@ public struct Subscriptions<Endpoint: Hashable & Sendable>: Sendable {
     /// A scene recall ended (SPEC §13): `message` (`/scene/done`) to every subscriber with a
     /// pattern matching `/scene`, but `sender`, who gets it as the recall's reply.
     public func sceneEnded(_ message: OSCMessage, sender: Endpoint?, into outbox: inout Outbox) {
+        announce(message, under: "/scene", sender: sender, into: &outbox)
+    }
+
+    /// `message` to every subscriber with a pattern matching `path` (`/scene`, `/take`), but
+    /// `sender`, who gets it as a reply.
+    public func announce(_ message: OSCMessage, under path: String, sender: Endpoint?, into outbox: inout Outbox) {
         var index: Int? = nil
         for i in subscribers.indices where subscribers[i].endpoint != sender
-            && subscribers[i].patterns.contains(where: { $0.matcher.matches("/scene") }) {
+            && subscribers[i].patterns.contains(where: { $0.matcher.matches(path) }) {
             if index == nil {
                 index = outbox.messages.count
                 outbox.messages.append(message)

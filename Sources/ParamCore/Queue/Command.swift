@@ -153,12 +153,15 @@ public enum CommandTable<Keyframes: BitwiseCopyable & Sendable>: Sendable, Bitwi
     case modulateDepth(ParameterID, AnimationSpec)
     /// The modulator's depth falls to 0 over the fade, then it ends.
     case stopModulator(ParameterID, fadeSeconds: Double)
+    /// A take's cue for one member (SPEC §17): arm or disarm recording, join or leave a player.
+    case take(ParameterID, TakeCue)
 
     /// Realtime-safe.
     @inlinable public var parameter: ParameterID {
         switch self {
         case .animate(let p, _), .keyframes(let p, _), .stop(let p), .declare(let p, _), .undeclare(let p),
-             .bind(let p, _), .unbind(let p), .modulate(let p, _), .modulateDepth(let p, _), .stopModulator(let p, _): p
+             .bind(let p, _), .unbind(let p), .modulate(let p, _), .modulateDepth(let p, _), .stopModulator(let p, _),
+             .take(let p, _): p
         }
     }
 
@@ -177,6 +180,7 @@ public enum CommandTable<Keyframes: BitwiseCopyable & Sendable>: Sendable, Bitwi
         case .modulate(let p, let spec): .modulate(p, spec)
         case .modulateDepth(let p, let spec): .modulateDepth(p, spec)
         case .stopModulator(let p, let seconds): .stopModulator(p, fadeSeconds: seconds)
+        case .take(let p, let cue): .take(p, cue)
         }
     }
 
@@ -196,6 +200,15 @@ public enum CommandTable<Keyframes: BitwiseCopyable & Sendable>: Sendable, Bitwi
     @inlinable public var startsAnimation: Bool {
         switch self {
         case .animate, .keyframes: true
+        default: false
+        }
+    }
+
+    /// Realtime-safe. Whether it sets the parameter's target as a take records it (SPEC §17):
+    /// an animation, keyframes or a stop.
+    @inlinable public var isLiveAction: Bool {
+        switch self {
+        case .animate, .keyframes, .stop: true
         default: false
         }
     }

@@ -11,10 +11,13 @@ extension Renderer {
         // starts from what it sounds.
         if morph.count > 0 {
             switch entry.timed.payload {
-            case .bind, .modulate, .modulateDepth, .stopModulator: break  // a layer over the binding
+            case .bind, .modulate, .modulateDepth, .stopModulator, .take: break  // a layer over the binding, or a take's cue
             case .unbind(let p): morph.unbind(p, report: true, serial: serial, params: params, reporter: reporter)
             default: morph.unbind(entry.timed.parameter, report: false, serial: serial, params: params, reporter: reporter)
             }
+        }
+        if takes.playing != 0 || !takes.arming.armed.isEmpty, entry.timed.payload.isLiveAction {
+            heardLive(entry.timed.parameter, entry.timed.payload, serial: serial, atFrame: frame)
         }
         switch entry.timed.payload {
         case .animate(let p, let spec):
@@ -43,6 +46,8 @@ extension Renderer {
             modulators.modulateDepth(p, spec, atFrame: frame, serial: serial, sampleRate: sampleRate)
         case .stopModulator(let p, let seconds):
             modulators.stop(p, fadeSeconds: seconds, atFrame: frame, serial: serial, sampleRate: sampleRate)
+        case .take(let p, let cue):
+            applyTake(p, cue, beat: entry.beat, atFrame: frame)
         }
     }
 

@@ -36,8 +36,8 @@ public struct Renderer: @unchecked Sendable {
     public let handles: RendererHandles
     /// What goes out at the period's end beyond values: whether ends are wanted, local targets.
     @usableFromInline var reporting = PeriodReporting()
-    /// The counters and the tempo exchange, when this renderer made them (not the caller).
-    @usableFromInline let owns: OwnedMemory
+    /// Takes (SPEC §17): the players, the recording's armed members, the reports.
+    @usableFromInline var takes: TakePlayers
     public private(set) var sampleRate: Double
 
     @inlinable public var commands: CommandQueue {
@@ -120,7 +120,6 @@ public struct Renderer: @unchecked Sendable {
                 commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
         let tempo = sharedTempo ?? TempoExchange(bpm: 120, beatsPerBar: 4)
-        owns = OwnedMemory(counters: shared == nil, tempo: sharedTempo == nil)
         time = TimelineFollower(tempo: tempo, sampleRate: sampleRate)
         let capacity = ParameterRegistry.capacity
         // In this order for `HotMemory.placing`: what every period touches first, the large
@@ -137,8 +136,10 @@ public struct Renderer: @unchecked Sendable {
         curves = SceneCurves()
         morph = MorphBindings(capacity: capacity)
         modulators = ModulatorBank(capacity: capacity)
+        takes = TakePlayers(parameterCapacity: capacity)
         handles = RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters,
-                                  tempo: tempo, depthSnapshot: modulators.depthSnapshot, motions: slots.motions)
+                                  tempo: tempo, depthSnapshot: modulators.depthSnapshot, takeReports: takes.reports,
+                                  motions: slots.motions, owns: OwnedMemory(counters: shared == nil, tempo: sharedTempo == nil))
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
@@ -158,8 +159,9 @@ public struct Renderer: @unchecked Sendable {
         events.deallocate()
         updates.deallocate()
         snapshot.deallocate()
-        if owns.counters { counters.deallocate() }
-        if owns.tempo { tempo.deallocate() }
+        if handles.owns.counters { counters.deallocate() }
+        if handles.owns.tempo { tempo.deallocate() }
+        takes.deallocate()
         signal.deallocate()
         schedule.deallocate()
         curves.deallocate()
@@ -220,15 +222,19 @@ public struct Renderer: @unchecked Sendable {
                                    afterJump: jackFrames.counterJumped)
         }
         takeTimelineChanges(atFrame: start, outside: outsideTimeline)
+        if takes.playing != 0 || !takes.arming.armed.isEmpty { followTakes(periodStart: start) }
         takeCommands(periodStart: start, periodEnd: end, local: local, localCount: localCount)
         slots.clearMoved()
         var position = start
         while position < end {
-            let next = max(schedule.nextDueFrame(before: end), position)
+            let next = max(min(schedule.nextDueFrame(before: end), takes.nextFrame), position)
             renderSpan(from: Int(position &- start), to: Int(next &- start), periodStart: start,
                        in1: in1, in2: in2, out1: out1, out2: out2, cv: cv)
             position = next
-            if position < end { applyDue(atFrame: position) }
+            if position < end {
+                applyDue(atFrame: position)
+                if takes.nextFrame <= position { playTakes(atFrame: position) }
+            }
         }
         jackFrames.position = end
         finishPeriod(reportValues: reportValues)
@@ -332,7 +338,7 @@ struct PeriodReporting: BitwiseCopyable {
 /// Which of the memory the control side may share with a renderer the renderer made itself,
 /// and so deallocates.
 @usableFromInline
-struct OwnedMemory: BitwiseCopyable {
+struct OwnedMemory: BitwiseCopyable, Sendable {
     @usableFromInline let counters: Bool
     @usableFromInline let tempo: Bool
 }

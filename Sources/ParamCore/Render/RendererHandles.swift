@@ -42,8 +42,12 @@ public struct RendererHandles: Sendable {
     public let tempo: TempoExchange
     /// Each modulated parameter's depth at the end of the last period (`/mod/get`).
     public let depthSnapshot: ModulatorDepthSnapshot
+    /// What the audio side tells of takes (SPEC §17): armed members, live actions, passes, ends.
+    public let takeReports: SPSCRing<TakeReport>
     /// Each parameter slot's layers beyond the first and keyframe track (3.6 KB a slot).
     nonisolated(unsafe) let motions: UnsafeMutablePointer<ParameterMotion>  // only handed to the kernel here
+    /// The counters and the tempo exchange, when the renderer made them (not the caller).
+    @usableFromInline let owns: OwnedMemory
 
     /// Control thread, before the command that declares `p` (SPEC §8): its slot's memory is
     /// made resident, so the audio thread takes no page fault when it first moves it. Only the

@@ -84,6 +84,7 @@ extension Daemon {
     /// it runs after every wake.
     func duties(now: Double) {
         adoptTargetUpdates()
+        if takesBusy { takeDuties() }
         midiDuties()
         linkDuties(now: now)
         if let suppressed = loop.badInput.log.takeSuppressed(now: now) {
@@ -133,6 +134,7 @@ extension Daemon {
         if let glide = link.glide { next = min(next, glide.nextStepAt) }
         if loop.badInput.log.suppressed > 0 { next = min(next, now + loop.badInput.log.intervalSeconds) }
         if let tempo = secondsToTempoWatch(now: now) { next = min(next, now + tempo) }
+        if takesBusy { next = min(next, now + Self.takeReportIntervalSeconds) }
         return next.isFinite ? max(0, next - now) : nil
     }
 }

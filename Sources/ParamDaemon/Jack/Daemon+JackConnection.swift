@@ -40,6 +40,7 @@ extension Daemon {
             jumps.append(.value(p, fresh.sounding(p)))
         }
         publisher.switchEvents(to: fresh, injecting: jumps)
+        releaseTakes()  // the previous renderer's players and recording end with it
         audio = fresh
         controller.depthSnapshot = fresh.depthSnapshot  // `/mod/get`'s depth, from the new renderer
         previous.deallocate()
@@ -132,6 +133,7 @@ extension Daemon {
     /// the animations in flight with `/done i 0`, keep OSC up, retry every second.
     func serverLost(now: Double) {
         let ended = jack.serverLost()
+        releaseTakes()
         jackWatch.clock.reset()
         publisher.switchEvents(to: jack.handles, injecting: ended)
         jackWatch.retry.lostAt = now

@@ -40,6 +40,8 @@ final class Publisher: @unchecked Sendable {
     /// Scene recalls waiting for their last member (Publisher+Scenes.swift). Taken inside
     /// `subscriptions`' lock, never the other way round.
     let sceneRecalls = Locked(SceneRecallTracker<ReplyChannel>())
+    /// Who hears of takes beyond subscribers (Takes/Daemon+Takes.swift). Control thread.
+    let takeReplies = Locked(TakeDesk())
     /// One connected socket per UDP subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
     /// The WebSocket connections that `LISTEN` (SPEC §9), by number: each gets every message on

@@ -49,6 +49,7 @@ struct StateSaving {
             defaults: { restored?.defaultAction(registry[$0].name) ?? settings.defaultAction($0) })
         controller.configureScenes(settings.scenes)
         controller.restoreScenes((restored?.scenes ?? []).map(\.scene))
+        controller.restoreTakes((restored?.takes ?? []).compactMap { try? $0.take().get() })
         // The first JACK connection starts them (`Controller.modulatorCommands`).
         // Saved modulators win over the config file's, as saved targets do.
         var modulators = settings.modulatorsByID

@@ -28,6 +28,8 @@ struct SavedState: Codable, Equatable, Sendable {
     var scenes: [SavedScene]?
     /// Modulators by parameter name (SPEC §15); absent when none runs.
     var modulators: [String: SavedModulator]?
+    /// Takes (SPEC §17); absent when there are none.
+    var takes: [SavedTake]?
 
     /// Every parameter of the controller's registry, built-in and declared, by name, and the
     /// learned MIDI mappings.
@@ -35,6 +37,8 @@ struct SavedState: Codable, Equatable, Sendable {
         self.midi = midi.isEmpty ? nil : midi
         let scenes = controller.scenes.savedScenes
         self.scenes = scenes.isEmpty ? nil : scenes.map(SavedScene.init)
+        let takes = controller.takes.all
+        self.takes = takes.isEmpty ? nil : takes.map(SavedTake.init)
         var parameters: [String: Parameter] = [:]
         for p in controller.registry.ids {
             let action = controller.defaultAction(p)
@@ -79,6 +83,9 @@ struct SavedState: Codable, Equatable, Sendable {
         }
         for scene in scenes ?? [] {
             if let problem = scene.problem { return problem }
+        }
+        for take in takes ?? [] {
+            if case .failure(let problem) = take.take() { return problem.reason }
         }
         for (name, saved) in (modulators ?? [:]).sorted(by: { $0.key < $1.key }) {
             if case .failure(let error) = saved.request() { return "\(name): \(error.reason)" }
