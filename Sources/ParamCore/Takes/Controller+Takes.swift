@@ -91,6 +91,7 @@ extension Controller {
             let touchFrames = UInt64(max(1, (touch * sampleRate).rounded()))
             punchIn.slot = try cuePlay(base, passes: passes ?? .infinity, touchFrames: touchFrames, start: start,
                                        delay: options.delaySeconds, placement: placement, result: &result)
+            result.takePlays.append(punchIn.slot)
             takes.recording = TakeRecording(name: name, members: members, memberNames: members.map { registry[$0].name },
                                             musical: base.musical, gridBeats: base.gridBeats, sampleRate: sampleRate, punchIn: punchIn)
             arm(members, length: 0, musical: base.musical, start: start, delay: options.delaySeconds, placement: placement, &result)

@@ -13,7 +13,8 @@ import Glibc
 /// (SPEC §10: cc, cc14, NRPN, pitch bend and note mappings, feedback on, a learn mid-way), and
 /// recalls scenes, undoes them with `_previous`, and morphs between them (SPEC §13), and
 /// starts animations in musical time on the timeline's grid while /tempo re-times them, and
-/// follows a JACK timebase master's BBT and falls back when the transport stops (§14).
+/// follows a JACK timebase master's BBT and falls back when the transport stops (§14), and
+/// records, plays, loops, punches in to and undoes takes (§17).
 /// The shim also counts the page faults the callback takes: once every kind of message has
 /// been through it (the first rounds, before anyone subscribes), none, however far the rings
 /// fill (the control side makes the memory the audio thread writes resident beforehand).
@@ -215,12 +216,17 @@ struct AllocationTests {
             try client.send("/fader/mod/stop", [.float32(0.02)])
             if round % 10 == 9 { try client.send("/stop") }
             if round == 20 { try client.send("/midi/learn", [.string("idle")]) }
+            try Self.takes(round: round, client: client)
             try await eachRound(round)
             if round == 40 { try client.send("/midi/forget", [.string("idle")]); try client.send("/midi/map") }
             try await Task.sleep(for: .milliseconds(25))  // sleep: pacing: the 60 rounds spread over 1.5 s, beside MIDI, feedback and sends
             _ = client.socket.drain()
             forwarded += sink.socket.drain().count
         }
+        try client.send("/take/list")
+        let takes = (await client.receive(until: "/take/list/end", timeout: .seconds(5)) ?? []).filter { $0.address == "/take" }
+        TestLog.write("takes while the counter ran: \(takes.map { "\($0.arguments)" })")
+        #expect(takes.contains { $0.arguments.first == .string("all") && ($0.arguments[1].numericValue ?? 0) > 100 }, "a take of everything")
         let sent = try await midiIn.stop()
         let fed = try await midiOut.stop()
         try await feeder.stop()
@@ -239,5 +245,22 @@ struct AllocationTests {
         forwarded += sink.socket.drain().count
         TestLog.write("values sent on to the sink while the counter ran: \(forwarded)")
         #expect(forwarded > 100, "the sends were busy too: \(forwarded)")
+    }
+
+    /// Takes in round `round`: everything recorded (MIDI's steps too), looped, punched in to,
+    /// undone, played again on a grid; a musical take of the fader looped, then deleted.
+    static func takes(round: Int, client: OSCClient) throws {
+        switch round {
+        case 1: try client.send("/take/record", [.string("all")])
+        case 8, 20: try client.send("/take/stop", [.string("all")])
+        case 10: try client.send("/take/play", [.string("all"), .string("loop"), .string("inf")])
+        case 14: try client.send("/take/record", [.string("all"), .string("overdub"), .int32(1), .string("touch"), .float32(0.05)])
+        case 22: try client.send("/take/undo", [.string("all")])
+        case 24: try client.send("/take/play", [.string("all"), .string("loop"), .int32(3), .string("quantize"), .string("16n")])
+        case 30: try client.send("/take/record", [.string("bar"), .string("/fader"), .string("quantize"), .string("16n"), .string("length"), .string("8n")])
+        case 36: try client.send("/take/play", [.string("bar"), .string("loop"), .string("inf")])
+        case 50: try client.send("/take/delete", [.string("bar")])
+        default: break
+        }
     }
 }
