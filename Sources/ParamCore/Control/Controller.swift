@@ -16,13 +16,9 @@ public struct ControlResult: Sendable {
     public var recalls: [SceneRecall] = []
     /// A tempo for the audio side (`/tempo`), posted once the commands are sent.
     public var tempoChange: TempoChange?
-    /// Take programs this message made (SPEC §17): freed by the caller if its commands do not
-    /// reach the audio thread.
-    public var takePrograms: [TakeProgram] = []
-    /// Player slots this message started: their `/take/done` goes to its sender.
-    public var takePlays: [UInt8] = []
-    /// Take states this message changed, for `/take/state`.
-    public var takeNews: [TakeNews] = []
+    /// What a take message did (SPEC §17); nil for every other message, so the message path
+    /// carries one word for it.
+    public var takes: TakeEffects?
     public init() {}
 }
 
@@ -244,9 +240,8 @@ public struct Controller: Sendable {
             }
         } catch {
             result.commands = []
-            for program in result.takePrograms { program.deallocate() }
-            result.takePrograms = []
-            result.takeNews = []
+            if let takes = result.takes { takes.refused() }
+            result.takes = nil
             result.error = error.reason
             result.replies.append(OSCMessage("/error", [.string(message.address), .string(error.reason)]))
         }

@@ -204,6 +204,12 @@ public enum CommandTable<Keyframes: BitwiseCopyable & Sendable>: Sendable, Bitwi
         }
     }
 
+    /// Realtime-safe. Whether it is a take's cue (SPEC §17).
+    @inlinable public var isTakeCue: Bool {
+        if case .take = self { return true }
+        return false
+    }
+
     /// Realtime-safe. Whether it sets the parameter's target as a take records it (SPEC §17):
     /// an animation, keyframes or a stop.
     @inlinable public var isLiveAction: Bool {

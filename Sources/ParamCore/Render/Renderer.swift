@@ -223,6 +223,9 @@ public struct Renderer: @unchecked Sendable {
         }
         takeTimelineChanges(atFrame: start, outside: outsideTimeline)
         if takes.playing != 0 || !takes.arming.armed.isEmpty { followTakes(periodStart: start) }
+        // A take's own steps on a frame come before that frame's commands, so a live message on a
+        // pass's first frame takes the member over rather than being jumped over (SPEC §17).
+        if takes.nextFrame <= start { playTakes(atFrame: start) }
         takeCommands(periodStart: start, periodEnd: end, local: local, localCount: localCount)
         slots.clearMoved()
         var position = start
@@ -232,8 +235,8 @@ public struct Renderer: @unchecked Sendable {
                        in1: in1, in2: in2, out1: out1, out2: out2, cv: cv)
             position = next
             if position < end {
-                applyDue(atFrame: position)
                 if takes.nextFrame <= position { playTakes(atFrame: position) }
+                applyDue(atFrame: position)
             }
         }
         jackFrames.position = end

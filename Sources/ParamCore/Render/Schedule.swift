@@ -164,7 +164,9 @@ struct Schedule {
         var n = 0
         while n < count {
             let waiting = entry(n)
-            if waiting.timed.parameter == p && waiting.sequence < sequence && (pick < 0 || waiting.sequence < entry(pick).sequence) {
+            // A take's cue is the take's, not the parameter's: a stop leaves it (SPEC §17).
+            if waiting.timed.parameter == p && waiting.sequence < sequence && !waiting.timed.payload.isTakeCue
+                && (pick < 0 || waiting.sequence < entry(pick).sequence) {
                 pick = n
             }
             n &+= 1

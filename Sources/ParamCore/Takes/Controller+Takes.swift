@@ -6,6 +6,7 @@ extension Controller {
     static let takeRecordOptions: Set<String> = ["quantize", "delay", "length", "overdub", "touch", "loop"]
     static let takePlayOptions: Set<String> = ["quantize", "delay", "loop"]
 
+    @inline(never)  // off the message path every other message runs (AudioPathLayoutTests)
     mutating func handleTake(_ message: OSCMessage, _ action: RouteAction, start: StartTime,
                              result: inout ControlResult) throws(ControlError) {
         let args = message.arguments
@@ -40,6 +41,12 @@ extension Controller {
             for take in takes.all {
                 result.replies.append(OSCMessage("/take", [.string(take.name), .int32(Int32(take.actions.count)),
                                                            .float32(Float(take.seconds(tempo: tempo))), .string(takes.state(of: take.name))]))
+            }
+            // A first recording of a name is listed too, before it is a take.
+            if let r = takes.recording, takes.takes[r.name] == nil {
+                result.replies.insert(OSCMessage("/take", [.string(r.name), .int32(0), .float32(0), .string("recording")]),
+                                      at: result.replies.firstIndex { $0.arguments.first.flatMap(\.stringValue).map { $0 > r.name } ?? false }
+                                          ?? result.replies.count)
             }
             result.replies.append(OSCMessage("/take/list/end"))
         case .takeGet:
@@ -89,9 +96,20 @@ extension Controller {
             guard !members.isEmpty else { throw ControlError("take '\(name)': none of its members is a parameter now") }
             var punchIn = TakePunchIn(base: base, touchSeconds: touch)
             let touchFrames = UInt64(max(1, (touch * sampleRate).rounded()))
-            punchIn.slot = try cuePlay(base, passes: passes ?? .infinity, touchFrames: touchFrames, start: start,
-                                       delay: options.delaySeconds, placement: placement, result: &result)
-            result.takePlays.append(punchIn.slot)
+            if let slot = takes.slot(playing: name), let playing = takes.players[Int(slot)] {
+                // Playing already: it plays on, and punches in from the message's frame.
+                punchIn.slot = slot
+                if let pass = playing.pass { punchIn.passStarts = [pass] }
+                var cue = TakeCue(kind: .punchIn, slot: slot)
+                cue.touchFrames = touchFrames
+                for p in playing.program.parameters.compactMap({ $0 }) {
+                    result.commands.append(TimedCommand(.take(p, cue), start: start, delaySeconds: options.delaySeconds, placement: placement))
+                }
+            } else {
+                punchIn.slot = try cuePlay(base, passes: passes ?? .infinity, touchFrames: touchFrames, start: start,
+                                           delay: options.delaySeconds, placement: placement, result: &result)
+                result.effects.plays.append(punchIn.slot)
+            }
             takes.recording = TakeRecording(name: name, members: members, memberNames: members.map { registry[$0].name },
                                             musical: base.musical, gridBeats: base.gridBeats, sampleRate: sampleRate, punchIn: punchIn)
             arm(members, length: 0, musical: base.musical, start: start, delay: options.delaySeconds, placement: placement, &result)
@@ -118,13 +136,15 @@ extension Controller {
 
     private mutating func arm(_ members: [ParameterID], length: Double, musical: Bool, start: StartTime, delay: Double,
                               placement: BeatPlacement, _ result: inout ControlResult) {
+        takes.recordings &+= 1
         for p in members {
             var cue = TakeCue(kind: .arm)
             cue.length = length
             cue.musical = musical
+            cue.recording = takes.recordings
             result.commands.append(TimedCommand(.take(p, cue), start: start, delaySeconds: delay, placement: placement))
         }
-        if let name = takes.recording?.name { result.takeNews.append(.state(name, "recording")) }
+        if let name = takes.recording?.name { result.effects.news.append(.state(name, "recording")) }
     }
 
     /// `/take/play s name [option value]…`.
@@ -141,18 +161,19 @@ extension Controller {
         })
         let slot = try cuePlay(take, passes: passes, touchFrames: 0, start: start, delay: options.delaySeconds,
                                placement: options.placement(beatsPerBar: beatsPerBar), result: &result)
-        result.takePlays.append(slot)
+        result.effects.plays.append(slot)
     }
 
     /// Play cues for every member of `take` present now, in the slot it plays in or a free one.
     private mutating func cuePlay(_ take: Take, passes: Double, touchFrames: UInt64, start: StartTime, delay: Double,
                                   placement: BeatPlacement, result: inout ControlResult) throws(ControlError) -> UInt8 {
         guard take.length > 0 else { throw ControlError("take '\(take.name)' is empty") }
-        guard let slot = takes.slot(for: take.name) else { throw ControlError("\(TakePlayers.capacity) takes play already") }
+        guard let slot = takes.freeSlot else { throw ControlError("\(TakePlayers.capacity) takes play already") }
+        stopPlayers(named: take.name, start: start, result: &result)  // a take plays once at a time
         let members = take.members.compactMap(memberID)
         guard !members.isEmpty else { throw ControlError("take '\(take.name)': none of its members is a parameter now") }
         let program = TakeProgram.make(take, parameter: memberID)
-        result.takePrograms.append(program)
+        result.effects.programs.append(program)
         takes.players[Int(slot)] = TakePlaying(name: take.name, program: program)
         for p in members {
             var cue = TakeCue(kind: .play, slot: slot)
@@ -161,7 +182,7 @@ extension Controller {
             cue.program = program
             result.commands.append(TimedCommand(.take(p, cue), start: start, delaySeconds: delay, placement: placement))
         }
-        result.takeNews.append(.state(take.name, "playing"))
+        result.effects.news.append(.state(take.name, "playing"))
         return slot
     }
 
@@ -171,10 +192,17 @@ extension Controller {
             let grid = r.punchIn == nil && r.musical ? BeatPlacement(gridBeats: r.gridBeats) : .none
             result.commands.append(TimedCommand(.take(first, TakeCue(kind: .disarm)), start: start, placement: grid))
         }
+        stopPlayers(named: name, start: start, result: &result)
+    }
+
+    /// Stop cues for every player of `name` (of all takes when nil), each naming its program.
+    private func stopPlayers(named name: String?, start: StartTime, result: inout ControlResult) {
         for (slot, playing) in takes.players.enumerated() {
             guard let playing, name == nil || playing.name == name else { continue }
+            var cue = TakeCue(kind: .stop, slot: UInt8(slot))
+            cue.program = playing.program
             for p in playing.program.parameters.compactMap({ $0 }) {
-                result.commands.append(TimedCommand(.take(p, TakeCue(kind: .stop, slot: UInt8(slot))), start: start))
+                result.commands.append(TimedCommand(.take(p, cue), start: start))
             }
         }
     }
@@ -191,6 +219,9 @@ extension Controller {
 
     /// Control thread. One report of the audio side's (Daemon+Takes drains the ring).
     public mutating func takeReport(_ report: TakeReport) -> [TakeNews] { takes.receive(report, tempo: tempo) }
+
+    /// Control thread. The recording ends where it got (paramd is stopping).
+    public mutating func finishTakeRecording() -> [TakeNews] { takes.finishCutOff(tempo: tempo) }
 
     /// Control thread. The renderer goes away: its players end, its recording ends where it is.
     public mutating func releaseTakes() -> [TakeNews] { takes.releaseAll(tempo: tempo) }
@@ -232,5 +263,17 @@ extension Controller {
         let found = registry.ids.filter { $0 != .morph && matcher.matches("/\(registry[$0].name)") }
         guard !found.isEmpty else { throw ControlError("pattern '\(pattern)' matches no parameter") }
         return found
+    }
+}
+
+extension ControlResult {
+    /// This message's take effects, made at first use.
+    var effects: TakeEffects {
+        mutating get {
+            if let takes { return takes }
+            let made = TakeEffects()
+            takes = made
+            return made
+        }
     }
 }

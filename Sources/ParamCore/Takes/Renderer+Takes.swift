@@ -9,8 +9,8 @@ extension Renderer {
         switch cue.kind {
         case .arm:
             guard slots.isRendered(p) else { return }
-            if takes.arming.armed.isEmpty {
-                takes.arming = TakeArming(startFrame: frame, startBeat: beat)
+            if takes.arming.armed.isEmpty || takes.arming.recording != cue.recording {
+                takes.arming = TakeArming(recording: cue.recording, startFrame: frame, startBeat: beat)
                 if cue.length > 0 {
                     if cue.musical { takes.arming.endBeat = beat + cue.length } else { takes.arming.endFrame = frame &+ UInt64(cue.length) }
                 }
@@ -18,7 +18,7 @@ extension Renderer {
             takes.arming.armed.insert(p.index)
             takes.report(.armed(p, frame: frame, beat: beat, value: params[p.index].value), counters: counters)
         case .disarm:
-            guard !takes.arming.armed.isEmpty else { return }
+            // Reported even with nothing armed (its arm cues still wait): the recording ends.
             takes.arming.armed = SlotSet()
             takes.report(.disarmed(frame: frame, beat: beat), counters: counters)
         case .play:
@@ -26,10 +26,17 @@ extension Renderer {
             joinPlayer(Int(cue.slot), program, p, cue, beat: beat, atFrame: frame)
         case .stop:
             let slot = Int(cue.slot)
-            guard players(slot).program != nil else { return }
+            guard let program = cue.program else { return }
+            guard players(slot).program?.body == program.body else {
+                // Not playing yet (or ended already): its play cues are ignored when they come.
+                if takes.cancelled[slot].program?.body != program.body { takes.cancelled[slot] = TakeCancel(program: program) }
+                return
+            }
             takes.players[slot].members.remove(p.index)
             takes.byParameter[p.index] &= ~(UInt64(1) << UInt64(slot))
             if takes.players[slot].members.isEmpty { takes.end(slot, finished: false, counters: counters) }
+        case .punchIn:
+            takes.players[Int(cue.slot)].touchFrames = cue.touchFrames
         }
     }
 
@@ -41,7 +48,15 @@ extension Renderer {
     @_noLocks
     mutating func joinPlayer(_ slot: Int, _ program: TakeProgram, _ p: ParameterID, _ cue: TakeCue, beat: Double,
                              atFrame frame: UInt64) {
+        if takes.cancelled[slot].program?.body == program.body {
+            if !takes.cancelled[slot].reported {
+                takes.cancelled[slot].reported = true
+                takes.report(.ended(slot: UInt8(slot), finished: false, program: program), counters: counters)
+            }
+            return
+        }
         if takes.players[slot].program?.body != program.body {
+            takes.cancelled[slot] = TakeCancel()
             takes.end(slot, finished: false, counters: counters)
             takes.players[slot] = TakePlayer(program: program, passes: cue.passes, passFrame: frame, passBeat: beat,
                                              touchFrames: cue.touchFrames)
@@ -78,8 +93,11 @@ extension Renderer {
     func dueFrame(_ slot: Int) -> UInt64 {
         let player = takes.players[slot]
         guard let program = player.program else { return .max }
-        let offset = player.cursor < program.actions.count ? program.actions[player.cursor].offset : program.length
-        return frame(ofOffset: min(offset, program.length), player: player, program: program)
+        let cursorAtEnd = player.cursor >= program.actions.count
+        let offset = cursorAtEnd ? program.length : program.actions[player.cursor].offset
+        let at = frame(ofOffset: min(max(offset, 0), program.length), player: player, program: program)
+        // A pass lasts a frame at least, so a player never spins on one frame.
+        return cursorAtEnd || offset >= program.length ? max(at, player.passFrame &+ 1) : at
     }
 
     /// Realtime-safe. The frame `offset` (frames or beats) into the player's pass falls on.

@@ -11,6 +11,9 @@ public struct TakeCue: Sendable, BitwiseCopyable {
         case play
         /// The member leaves player `slot`; the player ends when none is left.
         case stop
+        /// Player `slot`, playing already, punches in from here: live actions silence its own for
+        /// `touchFrames` after each.
+        case punchIn
     }
 
     public var kind: Kind
@@ -25,6 +28,8 @@ public struct TakeCue: Sendable, BitwiseCopyable {
     /// live action takes the member over until the next pass).
     public var touchFrames: UInt64 = 0
     public var program: TakeProgram? = nil
+    /// The recording an arm cue belongs to: a new number starts a new recording on the audio side.
+    public var recording: UInt32 = 0
 
     public init(kind: Kind, slot: UInt8 = 0) {
         self.kind = kind

@@ -23,10 +23,19 @@ struct TakePlayer: BitwiseCopyable {
     var untouched = true
 }
 
+/// A program stopped before it played, and whether its end was reported.
+@usableFromInline
+struct TakeCancel: BitwiseCopyable {
+    var program: TakeProgram? = nil
+    var reported = false
+}
+
 /// The recording on the audio side: the armed members, and where the take started and ends.
 @usableFromInline
 struct TakeArming: BitwiseCopyable {
     var armed = SlotSet()
+    /// The recording's number (`TakeCue.recording`).
+    var recording: UInt32 = 0
     var startFrame: UInt64 = 0
     var startBeat: Double = 0
     /// The end: a frame (a take in seconds) or a beat (musical); `.max`/infinity: at a disarm.
@@ -45,6 +54,9 @@ struct TakePlayers: @unchecked Sendable {
     let byParameter: UnsafeMutablePointer<UInt64>
     /// Per parameter slot, the frame until which a punch-in silences its take's own actions.
     let touchUntil: UnsafeMutablePointer<UInt64>
+    /// Per player, a program stopped before its play cue came (a delay, a time tag, `quantize`):
+    /// its cues are ignored when they come, and the first of them reports its end.
+    let cancelled: UnsafeMutablePointer<TakeCancel>
     /// The players playing, as bits.
     var playing: UInt64 = 0
     var arming = TakeArming()
@@ -57,6 +69,8 @@ struct TakePlayers: @unchecked Sendable {
         players.initialize(repeating: TakePlayer(), count: Self.capacity)
         byParameter = Resident.allocate(UInt64.self, capacity: parameterCapacity)
         touchUntil = Resident.allocate(UInt64.self, capacity: parameterCapacity)
+        cancelled = Resident.allocate(TakeCancel.self, capacity: Self.capacity)
+        cancelled.initialize(repeating: TakeCancel(), count: Self.capacity)
         reports = SPSCRing<TakeReport>(capacity: reportCapacity)
     }
 
@@ -64,6 +78,7 @@ struct TakePlayers: @unchecked Sendable {
         players.deallocate()
         byParameter.deallocate()
         touchUntil.deallocate()
+        cancelled.deallocate()
         reports.deallocate()
     }
 

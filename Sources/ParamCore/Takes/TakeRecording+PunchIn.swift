@@ -15,7 +15,9 @@ extension TakeRecording {
         for h in heard {
             guard let pass = passes.lastIndex(where: { $0.frame <= h.frame }),
                   let member = base.members.firstIndex(of: memberNames[h.member]) else { continue }
-            let offset = base.musical ? h.beat - passes[pass].beat : Double(h.frame &- passes[pass].frame)
+            // Frames heard at the rate now, counted in the take's own.
+            let offset = base.musical ? h.beat - passes[pass].beat
+                : Double(h.frame &- passes[pass].frame) * base.sampleRate / sampleRate
             placed.append((member, Double(pass) * base.length + offset, h))
         }
         var windows: [(member: Int, from: Double, to: Double)] = []

@@ -102,8 +102,10 @@ public struct TakeRecording: Sendable {
         case .keyframes:
             take.keyframes.append(h.keyframes!)
             let spec = h.keyframes!
-            return TakeAction(offset: offset, member: UInt16(h.member), kind: .keyframes, target: spec.values[spec.count - 1],
-                              duration: spec.beats ?? spec.seconds, curve: UInt16(take.keyframes.count - 1))
+            var action = TakeAction(offset: offset, member: UInt16(h.member), kind: .keyframes, target: spec.values[spec.count - 1],
+                                    duration: spec.beats ?? spec.seconds, curve: UInt16(take.keyframes.count - 1))
+            action.inBeats = spec.beats != nil
+            return action
         case .stop:
             return TakeAction(offset: offset, member: UInt16(h.member), kind: .stop)
         }

@@ -31,7 +31,10 @@ extension Daemon {
         let saved: Controller? = audio.commands.hasRoom(for: bound, keyframes: messages)
             && waitingBefore + bound <= Renderer.scheduleCapacity ? nil : controller
         handle(packet, start: .immediately, replyingTo: channel, into: &transaction)
-        guard !transaction.isEmpty else { return settleTakes(pushed: true) }
+        guard !transaction.isEmpty else {
+            if publisher.takesPending { settleTakes(pushed: true) }
+            return
+        }
         // A time tag is placed with the JACK-to-system clock offset: make it a fresh one.
         if transaction.contains(where: { $0.start != .immediately }) {
             measureClockOffsetIfStale(now: monotonicSeconds(), maximumAge: 0.25)
@@ -44,7 +47,7 @@ extension Daemon {
         let waiting = audio.commands.count + Int(audio.counter(.scheduled))
         let fits = saved == nil || waitingHere == 0 || waiting + waitingHere <= Renderer.scheduleCapacity
         let pushed = fits && transaction.withUnsafeBufferPointer { audio.commands.push(all: $0) }
-        settleTakes(pushed: pushed)
+        if publisher.takesPending { settleTakes(pushed: pushed) }
         if !pushed {
             if let saved { controller = saved }  // always kept when this can happen
             publisher.cancelRecalls(of: transaction)
@@ -118,9 +121,7 @@ extension Daemon {
                 logRateLimited("message refused", ["address": "\(message.address)", "from": "\(channel)", "reason": "\(reason)"])
             }
             if let change = result.tempoChange { applyTempo(change) }
-            if !result.takePrograms.isEmpty || !result.takeNews.isEmpty {
-                publisher.takeReplies.withLock { $0.pending.append((result, channel)) }
-            }
+            if let takes = result.takes { keepTakeEffects(takes, replyingTo: channel) }
             if transaction.isEmpty { transaction = result.commands } else { transaction += result.commands }
             // Followed before the commands reach the audio thread, so no member's end is missed.
             for recall in result.recalls { publisher.beginRecall(recall, replyingTo: channel) }

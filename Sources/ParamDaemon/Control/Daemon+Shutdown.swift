@@ -13,6 +13,7 @@ extension Daemon {
         systemd.notifier?.stopping(status: "Stopping on \(signal): fading out, saving state, leaving JACK")
         log.info("signal \(signal): stopping")
         fadeOut()
+        if takesBusy { finishTakeRecording() }  // a take still recording is kept as far as it got
         saveState(now: monotonicSeconds(), atExit: true)
         jack.leave()
         stopLink(why: "paramd stops")  // no period runs any more

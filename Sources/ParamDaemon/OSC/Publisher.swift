@@ -42,6 +42,9 @@ final class Publisher: @unchecked Sendable {
     let sceneRecalls = Locked(SceneRecallTracker<ReplyChannel>())
     /// Who hears of takes beyond subscribers (Takes/Daemon+Takes.swift). Control thread.
     let takeReplies = Locked(TakeDesk())
+    /// Whether a packet's take effects wait to be settled (`takeReplies.pending` is not empty).
+    /// Control thread only, so a packet without takes never takes the lock.
+    var takesPending = false
     /// One connected socket per UDP subscriber, so a refusing address can be noticed and dropped.
     private let sockets = Locked<[SocketAddress: UDPSocket]>([:])
     /// The WebSocket connections that `LISTEN` (SPEC §9), by number: each gets every message on

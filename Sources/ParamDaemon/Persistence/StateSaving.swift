@@ -49,7 +49,15 @@ struct StateSaving {
             defaults: { restored?.defaultAction(registry[$0].name) ?? settings.defaultAction($0) })
         controller.configureScenes(settings.scenes)
         controller.restoreScenes((restored?.scenes ?? []).map(\.scene))
-        controller.restoreTakes((restored?.takes ?? []).compactMap { try? $0.take().get() })
+        // A take that cannot be restored is left out, with a warning; the rest of the file stands.
+        var takes: [Take] = []
+        for saved in restored?.takes ?? [] {
+            switch saved.take() {
+            case .success(let take): takes.append(take)
+            case .failure(let problem): log.warning("state file: \(problem.reason); that take is left out")
+            }
+        }
+        controller.restoreTakes(takes)
         // The first JACK connection starts them (`Controller.modulatorCommands`).
         // Saved modulators win over the config file's, as saved targets do.
         var modulators = settings.modulatorsByID

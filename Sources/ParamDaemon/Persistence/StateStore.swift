@@ -37,8 +37,7 @@ struct SavedState: Codable, Equatable, Sendable {
         self.midi = midi.isEmpty ? nil : midi
         let scenes = controller.scenes.savedScenes
         self.scenes = scenes.isEmpty ? nil : scenes.map(SavedScene.init)
-        let takes = controller.takes.all
-        self.takes = takes.isEmpty ? nil : takes.map(SavedTake.init)
+        self.takes = SavedTakes.of(controller.takes)
         var parameters: [String: Parameter] = [:]
         for p in controller.registry.ids {
             let action = controller.defaultAction(p)
@@ -84,9 +83,7 @@ struct SavedState: Codable, Equatable, Sendable {
         for scene in scenes ?? [] {
             if let problem = scene.problem { return problem }
         }
-        for take in takes ?? [] {
-            if case .failure(let problem) = take.take() { return problem.reason }
-        }
+
         for (name, saved) in (modulators ?? [:]).sorted(by: { $0.key < $1.key }) {
             if case .failure(let error) = saved.request() { return "\(name): \(error.reason)" }
         }

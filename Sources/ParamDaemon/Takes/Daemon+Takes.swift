@@ -10,36 +10,52 @@ extension Daemon {
 
     /// Whether the audio side may be reporting: a recording or a player is on.
     var takesBusy: Bool {
-        controller.takes.recording != nil || controller.takes.players.contains { $0 != nil }
+        controller.takes.busy
+    }
+
+    /// A take message's effects, settled with its packet (`settleTakes`).
+    @inline(never)  // off the message path every other message runs (AudioPathLayoutTests)
+    func keepTakeEffects(_ effects: TakeEffects, replyingTo channel: ReplyChannel) {
+        publisher.takeReplies.withLock { $0.pending.append((effects, channel)) }
+        publisher.takesPending = true
     }
 
     /// The packet's take results: told once its commands reached the audio thread, else its
     /// programs freed (the controller was put back as it was before the packet).
+    @inline(never)
     func settleTakes(pushed: Bool) {
+        publisher.takesPending = false
         let pending = publisher.takeReplies.withLock { desk in
             defer { desk.pending = [] }
             return desk.pending
         }
-        for (result, channel) in pending {
-            if pushed { takeResult(result, replyingTo: channel) } else { for program in result.takePrograms { program.deallocate() } }
+        for (effects, channel) in pending {
+            if pushed { takeResult(effects, replyingTo: channel) } else { effects.refused() }
         }
     }
 
     /// A message's take results, once its commands reached the audio thread.
-    func takeResult(_ result: ControlResult, replyingTo channel: ReplyChannel) {
-        let records = result.takeNews.contains { if case .state(_, "recording") = $0 { true } else { false } }
+    func takeResult(_ effects: TakeEffects, replyingTo channel: ReplyChannel) {
+        let records = effects.news.contains { if case .state(_, "recording") = $0 { true } else { false } }
         publisher.takeReplies.withLock { desk in
-            for slot in result.takePlays { desk.playSenders[slot] = channel }
+            for slot in effects.plays { desk.playSenders[slot] = channel }
             if records { desk.recordSender = channel }
         }
-        tell(result.takeNews)
+        tell(effects.news)
     }
 
     /// Drains the take reports and tells what they changed.
+    @inline(never)
     func takeDuties() {
         var news: [TakeNews] = []
         while let report = audio.takeReports.pop() { news += controller.takeReport(report) }
         tell(news)
+    }
+
+    /// At exit, while the audio thread still runs its players: the recording ends where it got.
+    func finishTakeRecording() {
+        takeDuties()
+        tell(controller.finishTakeRecording())
     }
 
     /// The renderer goes away (a lost server): its players end, its recording ends.
@@ -52,7 +68,11 @@ extension Daemon {
         for item in news {
             switch item {
             case .state(let name, let state):
-                announceTake(OSCMessage("/take/state", [.string(name), .string(state)]), sender: nil)
+                let message = OSCMessage("/take/state", [.string(name), .string(state)])
+                announceTake(message, sender: nil)
+                // Every open control page too (it cannot subscribe): its take strip stays live.
+                let pages = publisher.streams.withLock { Array($0.values) }
+                for page in pages { page.send(message.encoded()) }
             case .done(let name, let finished, let slot):
                 let message = OSCMessage("/take/done", [.string(name), .int32(finished ? 1 : 0)])
                 let sender = publisher.takeReplies.withLock { $0.playSenders.removeValue(forKey: slot) }
@@ -63,10 +83,19 @@ extension Daemon {
                                                       .string("take '\(name)' is full at \(TakeBook.maximumActions) actions; recording stopped")])
                 publisher.takeReplies.withLock { $0.recordSender }?.send(warning)
                 logRateLimited("take full; recording stopped", ["take": name])
-                if let first = controller.takes.recording?.members.first {
-                    _ = [TimedCommand(.take(first, TakeCue(kind: .disarm)))].withUnsafeBufferPointer { audio.commands.push(all: $0) }
-                }
+                disarm()
+            case .disarm:
+                disarm()
             }
+        }
+    }
+
+    /// Ends the audio side's recording (its `disarmed` report finishes the control side's, if
+    /// it still runs). A full ring is tried again at the next duty, while the take is busy.
+    private func disarm() {
+        let cue = [TimedCommand(.take(.volume, TakeCue(kind: .disarm)))]
+        if !cue.withUnsafeBufferPointer({ audio.commands.push(all: $0) }) {
+            log.warning("the command queue is full; a take's recording ends at the next /take/stop")
         }
     }
 

@@ -1,4 +1,22 @@
 import ParamCore
+import Synchronization
+
+/// The takes as the state file keeps them, made again only when a take changed
+/// (`TakeBook.revision`): the control thread compares the state it would save after every
+/// wake, and a take of 65,536 actions is that many rows.
+enum SavedTakes {
+    private static let cache = Mutex<(revision: Int, takes: [SavedTake]?)>((-1, nil))
+
+    static func of(_ book: TakeBook) -> [SavedTake]? {
+        cache.withLock { cached in
+            if cached.revision != book.revision {
+                let all = book.all
+                cached = (book.revision, all.isEmpty ? nil : all.map(SavedTake.init))
+            }
+            return cached.takes
+        }
+    }
+}
 
 /// A take as the state file keeps it (SPEC §17): its members and start values, palettes of
 /// curves (by their canonical description) and keyframes, and each action as one row of
@@ -75,8 +93,16 @@ struct SavedTake: Codable, Equatable, Sendable {
             guard let spec = Self.keyframeSpec(k) else { return .failure(StateProblem("take '\(name)': malformed keyframes")) }
             take.keyframes.append(spec)
         }
+        // A day at most (at the fastest tempo for a musical take), and at least a frame.
+        let longest = musical ? Controller.maximumSeconds * 999 / 60 : Controller.maximumSeconds * sampleRate
+        guard length > 0, length <= longest, musical || length >= 1 else {
+            return .failure(StateProblem("take '\(name)': length \(length) is not 1 frame…24 hours"))
+        }
         for row in actions {
-            guard let action = Self.action(row, take) else { return .failure(StateProblem("take '\(name)': malformed action \(row)")) }
+            guard let action = Self.action(row, take), action.offset >= 0, action.offset < length,
+                  action.offset >= (take.actions.last?.offset ?? 0) else {
+                return .failure(StateProblem("take '\(name)': malformed or out-of-order action \(row)"))
+            }
             take.actions.append(action)
         }
         return .success(take)

@@ -7,5 +7,5 @@ struct TakeDesk {
     var playSenders: [UInt8: ReplyChannel] = [:]
     var recordSender: ReplyChannel?
     /// The take results of the packet being handled, told once its commands are on their way.
-    var pending: [(ControlResult, ReplyChannel)] = []
+    var pending: [(TakeEffects, ReplyChannel)] = []
 }

@@ -82,12 +82,40 @@ import Testing
         #expect(before.actions.filter { !window.contains($0.offset) }.allSatisfy { a in after.actions.contains(a) },
                 "the own actions outside the window are kept")
         #expect(after.startValues == before.startValues && after.length == before.length)
-        let live = rig.sounded(cutoff, from: liveFrame - 1, count: 3)
-        #expect(abs(Double(live[0]) - sounding) < 1e-6 && abs(Double(live[1]) - sounding) < 1e-3,
-                "the live glide starts where the take sounded, on its frame: \(live), was \(sounding)")
+        // On its own frame the live glide starts from what the take sounds there (the pass sounds
+        // what the recording did at the same offset); a frame later it is under way.
+        let takeThere = rig.sounded(cutoff, from: start + (liveFrame - pass), count: 2)
+        let live = rig.sounded(cutoff, from: liveFrame, count: 2)
+        #expect(live[0] == takeThere[0], "the live glide starts where the take sounded, on its frame: \(live) vs \(takeThere)")
+        #expect(live[1] > takeThere[1] && live[1] > live[0] && sounding < 0.95, "then glides to 0.95: \(live)")
         rig.send("/take/undo", [.string("ten")])
         #expect(rig.send("/take/get", [.string("ten")]).replies == get)
         #expect(rig.controller.takes.takes["ten"]!.sameRecording(as: before))
+    }
+
+    @Test func aRecordingStopsWithOneWarningAt65536Actions() {
+        var book = TakeBook()
+        book.recording = TakeRecording(name: "big", members: [.volume], memberNames: ["volume"], musical: false, gridBeats: 0,
+                                       sampleRate: 48000)
+        _ = book.receive(.armed(.volume, frame: 0, beat: 0, value: 1), tempo: 120)
+        var news: [TakeNews] = []
+        let spec = AnimationSpec(target: 0.5, seconds: 0, curve: .linear, domain: .linear)
+        for k in 0...TakeBook.maximumActions + 10 {
+            news += book.receive(.action(.volume, frame: UInt64(k), beat: 0, spec: spec), tempo: 120)
+        }
+        #expect(news == [.full("big")])
+        _ = book.receive(.disarmed(frame: 70_000, beat: 0), tempo: 120)
+        #expect(book.takes["big"]?.actions.count == TakeBook.maximumActions)
+    }
+
+    @Test func sixtyFourTakesAtMost() {
+        var rig = TakeRig()
+        defer { rig.release() }
+        rig.controller.takes.restore((0..<64).map {
+            Take(name: "t\($0)", members: ["cutoff"], startValues: [0], musical: false, length: 100, sampleRate: 48000)
+        })
+        #expect(rig.send("/take/record", [.string("one-more")]).error?.contains("64 takes already") == true)
+        #expect(rig.send("/take/record", [.string("t3")]).error == nil, "recording one that exists replaces it")
     }
 
     @Test func badRequestsAreRefusedWithAReason() {

@@ -39,7 +39,7 @@ struct TakeRig {
         let snapshot = scene.renderer.snapshot
         let result = controller.handle(OSCMessage(address, args), route: route, start: start) { snapshot.value($0) }
         replies += result.replies
-        news += result.takeNews
+        news += result.takes?.news ?? []
         let pushed = result.commands.withUnsafeBufferPointer { scene.renderer.commands.push(all: $0) }
         #expect(pushed, "the ring took \(address)", sourceLocation: sourceLocation)
         return result
