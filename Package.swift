@@ -70,7 +70,7 @@ let package = Package(
                         .embedInCode("UI/state.js"), .embedInCode("UI/timeline.js"), .embedInCode("UI/namespace.js"),
                         .embedInCode("UI/sliders.js"), .embedInCode("UI/messages.js"), .embedInCode("UI/toasts.js"),
                         .embedInCode("UI/plot.js"), .embedInCode("UI/motion.js"), .embedInCode("UI/scenes.js"),
-                        .embedInCode("UI/modulators.js"), .embedInCode("UI/connection.js")],
+                        .embedInCode("UI/modulators.js"), .embedInCode("UI/connection.js"), .embedInCode("UI/takes.js")],
             swiftSettings: realtimeChecked,
             // The functions each JACK period runs, laid out together (gold; Swift emits a
             // section per function): a period touches a few code pages, not one per function

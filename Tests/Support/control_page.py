@@ -35,6 +35,9 @@ scenario here and judges what it writes:
   morph      against a paramd with scenes `low` and `bright`: the pickers set to low → bright, a
              real press at the middle of the morph track, then Release; what the page sent, and
              the volume and frequency thumbs once each had settled.
+  take       the take strip (SPEC §17, control_page_takes.py): `/volume` in the pattern field, a
+             name, the record button, a real drag along the volume track, Stop, then the take's
+             play button; what the page sent, the strip at each step (the red dot) and the notes.
   reconnect  prints `live` once the page shows values; `lost` once it shows the connection lost
              (the suite stops paramd); `back <value>` once it is live again and shows volume at
              --expect; `followed <n> <value>` once the thumb has moved through n intermediate
@@ -54,6 +57,7 @@ from selenium.webdriver.common.keys import Keys
 
 from control_page_browser import READ_THUMB, SAMPLER, TOASTS, OVERFLOW, calibrate, click_at, jack_clock, next_frames, run, say, script, set_viewport, wait_live, wait_until
 from control_page_scenes import morph, recall, scenes
+from control_page_takes import take
 
 
 def glide(driver, args):
@@ -320,7 +324,7 @@ def curves(driver, args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes", "recall", "morph"))
+    parser.add_argument("scenario", choices=("glide", "keys", "touch", "reconnect", "showcase", "curves", "marker", "scenes", "recall", "morph", "take"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot")
@@ -335,7 +339,7 @@ def main():
     parser.add_argument("--reference", help="curves.csv (curve,progress,value), for `curves`")
     args = parser.parse_args()
     run({"glide": glide, "keys": keys, "reconnect": reconnect, "showcase": showcase, "curves": curves,
-         "touch": touch, "marker": marker, "scenes": scenes, "recall": recall, "morph": morph}, args)
+         "touch": touch, "marker": marker, "scenes": scenes, "recall": recall, "morph": morph, "take": take}, args)
 
 
 if __name__ == "__main__":

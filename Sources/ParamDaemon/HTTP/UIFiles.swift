@@ -23,6 +23,7 @@ enum UIFiles {
         "plot.js": PackageResources.plot_js,
         "motion.js": PackageResources.motion_js,
         "scenes.js": PackageResources.scenes_js,
+        "takes.js": PackageResources.takes_js,
         "modulators.js": PackageResources.modulators_js,
         "connection.js": PackageResources.connection_js,
     ]

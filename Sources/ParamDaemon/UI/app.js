@@ -9,10 +9,12 @@ import { state } from './state.js';
 import { timeline, beatAt } from './timeline.js';
 import { setupMotionControls } from './motion.js';
 import { setupScenes } from './scenes.js';
+import { setupTakes } from './takes.js';
 import { setConnection, connect } from './connection.js';
 
 setupMotionControls();
 setupScenes();
+setupTakes();
 setConnection('connecting', 'connecting…');
 connect();
 

@@ -7,6 +7,7 @@ import { adoptTimelineNode, followTimeline, askBeatAnchor, runBeat } from './tim
 import { receive } from './messages.js';
 import { refreshTarget } from './sliders.js';
 import { askScenes } from './scenes.js';
+import { askTakes } from './takes.js';
 
 export function setConnection(kind, text) {
   const box = $('connection');
@@ -73,6 +74,7 @@ export async function connect() {
       if (p.modulatable) send(p.path + '/mod/get', []);
     }
     askScenes();
+    askTakes();
     if (state.hasTempo) followTimeline(ws);
   };
   ws.onmessage = (event) => {

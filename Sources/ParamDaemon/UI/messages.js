@@ -1,5 +1,5 @@
 // What paramd sends: values, targets, modulators, the tempo and /status, /done, /warning, /error
-// (the replies about scenes are scenes.js's).
+// (the replies about scenes are scenes.js's, about takes takes.js's).
 
 import { OSC } from './osc.js';
 import { formatValue } from './scale.js';
@@ -8,6 +8,7 @@ import { adoptTempo, adoptStatus } from './timeline.js';
 import { showValue, showTarget, adoptTarget, refreshTarget } from './sliders.js';
 import { adoptModulator } from './modulators.js';
 import { handleScene } from './scenes.js';
+import { handleTake } from './takes.js';
 import { toast } from './toasts.js';
 
 export function receive(data) {
@@ -17,7 +18,7 @@ export function receive(data) {
 }
 
 function handle(m) {
-  if (handleScene(m)) return;
+  if (handleScene(m) || handleTake(m)) return;
   if (m.address === '/tempo' && typeof m.args[0] === 'number') { adoptTempo(m.args[0]); return; }
   if (m.address === '/status') { adoptStatus(m.args); return; }
   const parts = m.address.split('/');
