@@ -1,6 +1,8 @@
 // Modulator benchmarks: 64 parameters each with a modulator (SPEC §15's cost goal: resting with
 // a sine, ≤ 3 ns per parameter per frame), per shape, in the log domain, and animating beneath;
-// and the C floor of each resting shape (CModulatorRig), side by side in the same run.
+// and the C floor of each resting shape (CModulatorRig), side by side in the same run. Also
+// takes (SPEC §17's cost goal: 64 parameters each playing a take cost what the same moves sent
+// live cost, plus ≤ 1 ns per parameter-frame; Sources/ModulatorScenarios/TakeRig.swift).
 //
 //   make bench                       (or: swift package --package-path Benchmarks benchmark)
 //
@@ -38,6 +40,10 @@ let benchmarks: @Sendable () -> Void = {
     for (name, animating) in RendererModulatorRig.scenarios {
         let rig = RendererModulatorRig(animating: animating)
         perParameterFrameBenchmark(name, framesPerPeriod: RendererModulatorRig.framesPerPeriod, render: rig.render(periods:))
+    }
+    for (name, byTakes) in TakeRig.scenarios {
+        let rig = TakeRig(byTakes: byTakes)
+        perParameterFrameBenchmark(name, framesPerPeriod: TakeRig.framesPerPeriod, render: rig.render(periods:))
     }
 }
 
