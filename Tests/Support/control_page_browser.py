@@ -83,7 +83,9 @@ def calibrate(driver, clock=jack_clock):
 
 
 def click_at(driver, element, fraction=0.5):
-    """A pointer press and release at `fraction` of `element`'s width, half way down."""
+    """A pointer press and release at `fraction` of `element`'s width, half way down, scrolled
+    into view first (a phone-sized page is taller than its screen)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
     left, top, width, height = driver.execute_script(
         "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
     actions = ActionBuilder(driver)

@@ -23,6 +23,7 @@ def take_state(name, state):
 def drag(driver, name, start, end, steps=12):
     """A real pointer drag along `name`'s track from `start` to `end` (fractions of its width)."""
     slider = driver.find_element(By.ID, "slider-" + name)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
     left, top, width, height = driver.execute_script(
         "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", slider)
     y = round(top + height / 2)

@@ -48,7 +48,7 @@ public final class TakeRig: @unchecked Sendable {
                 }
                 var cue = TakeCue(kind: .play, slot: UInt8(k))
                 cue.passes = .infinity
-                cue.program = TakeProgram.make(take) { $0 == "p\(k)" ? p : nil }
+                cue.program = TakeProgram.make(take, serial: UInt32(k + 1)) { $0 == "p\(k)" ? p : nil }
                 commands.append(TimedCommand(.take(p, cue)))
             }
             _ = commands.withUnsafeBufferPointer { renderer.commands.push(all: $0) }

@@ -172,7 +172,8 @@ extension Controller {
         stopPlayers(named: take.name, start: start, result: &result)  // a take plays once at a time
         let members = take.members.compactMap(memberID)
         guard !members.isEmpty else { throw ControlError("take '\(take.name)': none of its members is a parameter now") }
-        let program = TakeProgram.make(take, parameter: memberID)
+        takes.programs &+= 1
+        let program = TakeProgram.make(take, serial: takes.programs, parameter: memberID)
         result.effects.programs.append(program)
         takes.players[Int(slot)] = TakePlaying(name: take.name, program: program)
         for p in members {

@@ -29,7 +29,7 @@ extension Renderer {
             guard let program = cue.program else { return }
             guard players(slot).program?.body == program.body else {
                 // Not playing yet (or ended already): its play cues are ignored when they come.
-                if takes.cancelled[slot].program?.body != program.body { takes.cancelled[slot] = TakeCancel(program: program) }
+                if takes.cancelled[slot].program?.serial != program.serial { takes.cancelled[slot] = TakeCancel(program: program) }
                 return
             }
             takes.players[slot].members.remove(p.index)
@@ -48,7 +48,7 @@ extension Renderer {
     @_noLocks
     mutating func joinPlayer(_ slot: Int, _ program: TakeProgram, _ p: ParameterID, _ cue: TakeCue, beat: Double,
                              atFrame frame: UInt64) {
-        if takes.cancelled[slot].program?.body == program.body {
+        if takes.cancelled[slot].program?.serial == program.serial {
             if !takes.cancelled[slot].reported {
                 takes.cancelled[slot].reported = true
                 takes.report(.ended(slot: UInt8(slot), finished: false, program: program), counters: counters)

@@ -55,8 +55,9 @@ public struct TakeBook: Sendable {
     /// Each take as it was before its last recording pass.
     public internal(set) var previous: [String: Take] = [:]
     public internal(set) var recording: TakeRecording?
-    /// The number of the last recording begun (`TakeCue.recording`).
+    /// The number of the last recording begun (`TakeCue.recording`), and of the last program made.
     var recordings: UInt32 = 0
+    var programs: UInt32 = 0
     /// By player slot.
     public internal(set) var players: [TakePlaying?] = Array(repeating: nil, count: TakePlayers.capacity)
 

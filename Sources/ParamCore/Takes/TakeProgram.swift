@@ -17,6 +17,9 @@ public struct TakeProgram: @unchecked Sendable, BitwiseCopyable, Equatable {
     }
 
     let body: UnsafeMutablePointer<Body>
+    /// Its number among the programs the controller made: a freed program's address may come
+    /// back for a new one, its number does not (`TakeCancel`).
+    public let serial: UInt32
 
     var actions: UnsafeMutableBufferPointer<TakeAction> { body.pointee.actions }
     var curves: UnsafeMutableBufferPointer<TimingCurve> { body.pointee.curves }
@@ -28,7 +31,7 @@ public struct TakeProgram: @unchecked Sendable, BitwiseCopyable, Equatable {
     var sampleRate: Double { body.pointee.sampleRate }
 
     /// Control thread. `parameter` names a member's id now (nil when it is no parameter).
-    public static func make(_ take: Take, parameter: (String) -> ParameterID?) -> TakeProgram {
+    public static func make(_ take: Take, serial: UInt32, parameter: (String) -> ParameterID?) -> TakeProgram {
         func copy<T>(_ values: [T]) -> UnsafeMutableBufferPointer<T> {
             let storage = UnsafeMutableBufferPointer<T>.allocate(capacity: max(values.count, 1))
             _ = storage.initialize(from: values)
@@ -38,7 +41,7 @@ public struct TakeProgram: @unchecked Sendable, BitwiseCopyable, Equatable {
         body.initialize(to: Body(actions: copy(take.actions), curves: copy(take.curves), keyframes: copy(take.keyframes),
                                  parameters: copy(take.members.map(parameter)), startValues: copy(take.startValues),
                                  musical: take.musical, length: take.length, sampleRate: take.sampleRate))
-        return TakeProgram(body: body)
+        return TakeProgram(body: body, serial: serial)
     }
 
     /// Control thread, once the audio side holds it no more.
