@@ -195,6 +195,12 @@ struct MIDITests {
             }
             let needed = Int(frames[127] - frames[0]) + Self.n + 100
             guard Double(compared) >= 0.9 * Double(needed) else { return .tooLittle("\(compared) of \(needed) steps recorded") }
+            // A CC event in a cycle JACK ran without paramd is lost with that cycle's buffer, so
+            // the next step jumps 2Δ: an xrun JACK reported within an animation before the largest
+            // step makes the attempt say nothing about paramd (the bound assumes every event came).
+            if let xrun = timeline.xrunStamps.first(where: { ((at - Int64(Self.n) - 512)...at).contains($0) }) {
+                return .tooLittle("an xrun at frame \(xrun), \(at - xrun) frames before the largest step (\(worst) at \(at))")
+            }
             // Where the last animation has ended: the 100 frames after it, as far as recorded.
             let end = frames[127] + Int64(Self.n)
             let ending = timeline.samples(in: end..<(end + 100)).map(\.value)
