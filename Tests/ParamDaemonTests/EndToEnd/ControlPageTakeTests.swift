@@ -54,12 +54,7 @@ struct ControlPageTakeTests {
             guard let played = timeline.firstFrame(from: recorded + Int64(length), where: { $0 == 1 }) else {
                 return .tooLittle("the pass's start fell in a gap")
             }
-            var worst = 0.0, compared = 0
-            for (frame, value) in timeline.samples(0, in: recorded..<(recorded + Int64(length))) {
-                guard let again = timeline.value(0, at: played + (frame - recorded)) else { continue }
-                worst = max(worst, abs(Double(again) - Double(value)) / max(1, abs(Double(value))))
-                compared += 1
-            }
+            let (worst, compared) = timeline.replayDifference(recorded: recorded, played: played, count: length)
             guard compared >= length * 9 / 10 else { return .tooLittle("\(compared) of \(length) frames compared") }
             return .enough((recorded, played, worst))
         }

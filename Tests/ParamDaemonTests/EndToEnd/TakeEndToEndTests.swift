@@ -76,12 +76,7 @@ struct TakeEndToEndTests {
             guard let jump = timeline.firstChange(0, leaving: 0.9, from: first.last + Int64(length)) else { return .tooLittle("the play's start fell in a gap") }
             let played = jump.first
             guard let micros = timeline.micros(of: played) else { return .tooLittle("no time for the play's frame") }
-            var worst = 0.0, compared = 0
-            for (frame, value) in timeline.samples(0, in: recorded..<(recorded + Int64(length))) {
-                guard let again = timeline.value(0, at: played + (frame - recorded)) else { continue }
-                worst = max(worst, abs(Double(again) - Double(value)) / max(1, abs(Double(value))))
-                compared += 1
-            }
+            let (worst, compared) = timeline.replayDifference(recorded: recorded, played: played, count: length)
             guard compared >= length * 9 / 10 else { return .tooLittle("\(compared) of \(length) frames compared") }
             return .enough((recorded, played, worst, micros))
         }
