@@ -1,5 +1,5 @@
 /// One action of a take (SPEC §17): what a message started on one member, and when, as the
-/// audio side started it. 56 bytes: curves and keyframes live once per take in its palettes
+/// audio side started it. 64 bytes (its stride): curves and keyframes live once per take in its palettes
 /// (`Take.curves`, `Take.keyframes`), which the action names by index.
 public struct TakeAction: Sendable, BitwiseCopyable, Equatable {
     public enum Kind: UInt8, Sendable, BitwiseCopyable {

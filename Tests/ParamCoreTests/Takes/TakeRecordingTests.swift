@@ -6,7 +6,7 @@ import Testing
 /// action is at most 64 bytes; bad requests are refused with a reason.
 @Suite struct TakeRecordingTests {
     @Test func anActionIsAtMost64Bytes() {
-        #expect(MemoryLayout<TakeAction>.stride <= 64)
+        #expect(MemoryLayout<TakeAction>.stride == 64, "docs/TAKES.md says 64")
     }
 
     @Test func aMIDIStepIsRecordedOnItsFrame() throws {
