@@ -85,12 +85,18 @@ extension Controller {
     /// The parameters whose address matches `pattern` (never `morph`), sorted by name, with
     /// their targets.
     private func members(matching pattern: String) throws(ControlError) -> [SceneMember] {
+        try memberIDs(matching: pattern).map { SceneMember(parameter: registry[$0].name, value: target($0)) }
+            .sorted { $0.parameter < $1.parameter }
+    }
+
+    /// The parameters whose address matches `pattern` (never `morph`), in registry order: a
+    /// scene's or a take's members.
+    func memberIDs(matching pattern: String) throws(ControlError) -> [ParameterID] {
         let matcher: OSCAddressPattern
         do { matcher = try OSCAddressPattern(pattern) } catch { throw ControlError("malformed OSC address pattern '\(pattern)'") }
         let found = registry.ids.filter { $0 != .morph && matcher.matches("/\(registry[$0].name)") }
         guard !found.isEmpty else { throw ControlError("pattern '\(pattern)' matches no parameter") }
-        return found.map { SceneMember(parameter: registry[$0].name, value: target($0)) }
-            .sorted { $0.parameter < $1.parameter }
+        return found
     }
 
 

@@ -256,15 +256,6 @@ extension Controller {
         case .stop: "stop"
         }
     }
-
-    /// The parameters whose address matches `pattern` (never `morph`), in registry order.
-    private func memberIDs(matching pattern: String) throws(ControlError) -> [ParameterID] {
-        let matcher: OSCAddressPattern
-        do { matcher = try OSCAddressPattern(pattern) } catch { throw ControlError("malformed OSC address pattern '\(pattern)'") }
-        let found = registry.ids.filter { $0 != .morph && matcher.matches("/\(registry[$0].name)") }
-        guard !found.isEmpty else { throw ControlError("pattern '\(pattern)' matches no parameter") }
-        return found
-    }
 }
 
 extension ControlResult {
