@@ -109,9 +109,10 @@ final class Daemon {
         // The counters every renderer counts in, on the region (they are touched every period).
         let counters = RenderCounters()
         let tempo = TempoExchange(bpm: settings.tempo, beatsPerBar: settings.beatsPerBar)
+        let timecode = TimecodeExchange()
         let parked = HotMemory.outside {
             Renderer(sampleRate: 48000, registry: starting.registry, initial: { starting.target($0) }, counters: counters,
-                     tempo: tempo)
+                     tempo: tempo, timecode: timecode)
         }
         let wake = FeedbackWake()
         jack = JackSession(name: settings.name, server: server, parking: parked, wake: wake, controlWake: inbox.fd, midi: midi.engine)
@@ -121,6 +122,7 @@ final class Daemon {
                               maxSubscribers: settings.maxSubscribers, timeToLiveSeconds: settings.subscriptionTtlSeconds,
                               parameters: starting.parameters, log: log)
         startMIDI()
+        startTimecode()
         if settings.link { startLink() }
         logPageURLs(httpPort: web.server == nil ? 0 : settings.httpPort)
     }

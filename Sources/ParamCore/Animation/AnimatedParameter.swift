@@ -105,7 +105,7 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// Realtime-safe. Starts `spec` at `frame`, the next frame to render.
     @_noLocks
     public mutating func start(_ spec: AnimationSpec, atFrame frame: UInt64, sampleRate: Double,
-                               serial: UInt32, reporter: Reporter) {
+                               serial: UInt32, reporter: Reporter, begunAt begun: UInt64? = nil) {
         // Additive composition needs every layer in flight to end on its target; otherwise
         // (or when the layers are full) it falls back to starting from the sounding value.
         var additive = spec.additive && spec.from.isNaN && layerCount > 0 && layerCount < Self.maxLayers
@@ -128,7 +128,8 @@ public struct AnimatedParameter: @unchecked Sendable {
             let distance = spec.target - from
             velocity = distance != 0 ? spec.velocity / distance : 0
         }
-        let animation = Animation(from: from, spec: spec, startFrame: frame, sampleRate: sampleRate, velocity: velocity)
+        // `begun`: a timecode cue joined in the middle (SPEC §18) runs as if it had started there.
+        let animation = Animation(from: from, spec: spec, startFrame: min(begun ?? frame, frame), sampleRate: sampleRate, velocity: velocity)
         self.layer(layerCount).pointee = animation
         layerCount &+= 1
         target = spec.target
@@ -139,10 +140,10 @@ public struct AnimatedParameter: @unchecked Sendable {
     /// its first value if the sound is elsewhere, as `CAKeyframeAnimation` does).
     @_noLocks
     public mutating func start(keyframes spec: KeyframeSpec, atFrame frame: UInt64, sampleRate: Double,
-                               serial: UInt32, reporter: Reporter) {
+                               serial: UInt32, reporter: Reporter, begunAt begun: UInt64? = nil) {
         _ = interruptAll(atFrame: frame, reporter: reporter)
         motion.pointee.track = KeyframeTrack(spec)
-        self.layer(0).pointee = Animation(keyframes: spec, startFrame: frame, sampleRate: sampleRate)
+        self.layer(0).pointee = Animation(keyframes: spec, startFrame: min(begun ?? frame, frame), sampleRate: sampleRate)
         layerCount = 1
         target = self.layer(0).pointee.target
         self.serial = serial

@@ -47,6 +47,9 @@ public struct ControlTuning: Sendable {
     /// with them, and its length is held to 24 hours at this tempo.
     public var tempo: Double = 120
     public var beatsPerBar: Int = 4
+    /// The timecode's rate, asked for or heard (SPEC §18): cues' labels are checked against it
+    /// (nil: not known yet, checked against 30 labels a second).
+    public var timecodeRate: TimecodeRate? = nil
     /// Frames per second, once known: a recall's `stagger` is placed on whole frames with it.
     public var sampleRate: Double = 0
 }
@@ -74,6 +77,8 @@ public struct Controller: Sendable {
     public internal(set) var scenes = SceneBook()
     /// Takes, the recording and the players (SPEC §17, Takes/Controller+Takes.swift).
     public internal(set) var takes = TakeBook()
+    /// Messages at timecodes (SPEC §18).
+    public var cues = CueBook()
 
     /// Every parameter: names, ranges, domains.
     public var registry: ParameterRegistry {
@@ -231,6 +236,8 @@ public struct Controller: Sendable {
                 try handleModulator(message, route.action, start: start, result: &result)
             case .takeRecord, .takeStop, .takePlay, .takeUndo, .takeDelete, .takeList, .takeGet:
                 try handleTake(message, route.action, start: start, result: &result)
+            case .at, .atDelete, .atList:
+                try handleCue(message, route.action, result: &result)
             case .get(let p):
                 guard message.arguments.isEmpty else { throw ControlError("takes no arguments") }
                 result.replies.append(OSCMessage("/\(registry.name(p))", [.float32(Float(sounding(p)))]))

@@ -56,6 +56,10 @@ public enum RouteAction: Sendable, Equatable {
     case takeDelete
     case takeList
     case takeGet
+    /// `/at timecode address [args…]`, `/at/delete id`, `/at/list` (SPEC §18, docs/TIMECODE.md).
+    case at
+    case atDelete
+    case atList
 }
 
 /// One OSC address of paramd's address space.
@@ -136,7 +140,18 @@ public struct RouteTable: Sendable {
             Route(address: "/midi/map", action: .midiMap, arguments: "",
                   summary: "reply /midi/mapping per MIDI mapping, then /midi/map/end i count"),
         ]
-        return routes + sceneRoutes + tempoRoutes + takeRoutes
+        return routes + sceneRoutes + tempoRoutes + takeRoutes + cueRoutes
+    }
+
+    private static var cueRoutes: [Route] {
+        [
+            Route(address: "/at", action: .at, arguments: "timecode address [args…]",
+                  summary: "send the message when the timecode passes HH:MM:SS:FF; replies /at s id"),
+            Route(address: "/at/delete", action: .atDelete, arguments: "id",
+                  summary: "delete a cue"),
+            Route(address: "/at/list", action: .atList, arguments: "",
+                  summary: "reply /at s id s timecode s address per cue, then /at/list/end"),
+        ]
     }
 
     private static var takeRoutes: [Route] {

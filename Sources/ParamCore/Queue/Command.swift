@@ -121,6 +121,8 @@ public enum StartTime: Sendable, BitwiseCopyable, Equatable {
     case immediately
     /// At the frame whose time on the JACK clock is this NTP time (an OSC time tag).
     case at(OSCTimeTag)
+    /// At the frame where this timecode frame begins (SPEC §18): a cue.
+    case timecode(TimecodeCue)
 }
 
 /// The one table of commands from the control thread to the audio thread. `Command` is it

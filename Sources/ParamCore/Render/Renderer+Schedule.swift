@@ -32,6 +32,14 @@ extension Renderer {
                 entry.time = tag
                 entry.delayFrames = UInt64(Animation.frames(delay, sampleRate: sampleRate))
                 schedule.resolveTime(&entry, periodStart: periodStart, periodEnd: periodEnd, timeline: time, counters: counters)
+            case .timecode(let cue):
+                guard cue.epoch == schedule.timecode.epoch else {  // sent before a locate it had not heard of
+                    dropCue(timed)
+                    continue
+                }
+                entry.waitsForTime = true
+                entry.delayFrames = UInt64(Animation.frames(delay, sampleRate: sampleRate))
+                schedule.resolveTime(&entry, periodStart: periodStart, periodEnd: periodEnd, timeline: time, counters: counters)
             }
             if !entry.waitsForTime && entry.frame <= periodStart {
                 apply(entry, atFrame: periodStart)

@@ -21,9 +21,13 @@ extension Renderer {
         }
         switch entry.timed.payload {
         case .animate(let p, let spec):
-            if entry.local { startLocal(p, spec, atFrame: frame) } else { startAnimation(p, spec, atFrame: frame, serial: serial) }
+            if entry.local {
+                startLocal(p, spec, atFrame: frame)
+            } else {
+                startAnimation(p, spec, atFrame: frame, serial: serial, begunAt: entry.begun)
+            }
         case .keyframes(let p, let slot):
-            startKeyframes(p, slot: slot, atFrame: frame, serial: serial)
+            startKeyframes(p, slot: slot, atFrame: frame, serial: serial, begunAt: entry.begun)
             commands.release(slot)
         case .stop(let p):
             cancelScheduled(p, sentBefore: entry.sequence)
@@ -56,16 +60,18 @@ extension Renderer {
     /// its recall's shared curve (one in musical time evaluates its own: a tempo change
     /// re-times it).
     @_noLocks
-    mutating func startAnimation(_ p: ParameterID, _ spec: AnimationSpec, atFrame frame: UInt64, serial: UInt32) {
+    mutating func startAnimation(_ p: ParameterID, _ spec: AnimationSpec, atFrame frame: UInt64, serial: UInt32,
+                                 begunAt begun: UInt64? = nil) {
+        let begun = min(begun ?? frame, frame)  // earlier only for a timecode cue joined in the middle (SPEC §18)
         guard let beats = spec.musicalBeats else {
-            params[p.index].start(spec, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter)
+            params[p.index].start(spec, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter, begunAt: begun)
             if spec.recall != nil { curves.joinRecall(params + p.index, spec) }
             return
         }
         var timed = spec
-        timed.seconds = time.secondsOver(beats: beats, from: frame, sampleRate: sampleRate)
-        params[p.index].start(timed, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter)
-        params[p.index].markLastLayerMusical(startBeat: timeline.beat(at: frame), passBeats: beats)
+        timed.seconds = time.secondsOver(beats: beats, from: begun, sampleRate: sampleRate)
+        params[p.index].start(timed, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter, begunAt: begun)
+        params[p.index].markLastLayerMusical(startBeat: timeline.beat(at: begun), passBeats: beats)
     }
 
     /// Realtime-safe. An animation the audio thread started itself (MIDI): the parameter keeps
@@ -81,14 +87,18 @@ extension Renderer {
     /// Realtime-safe. Starts the keyframes in `slot` on `p` at `frame`, in musical time as
     /// `startAnimation`.
     @_noLocks
-    mutating func startKeyframes(_ p: ParameterID, slot: UInt16, atFrame frame: UInt64, serial: UInt32) {
+    mutating func startKeyframes(_ p: ParameterID, slot: UInt16, atFrame frame: UInt64, serial: UInt32,
+                                 begunAt begun: UInt64? = nil) {
         let spec = commands.keyframes(slot)
+        let begun = min(begun ?? frame, frame)
         guard let beats = spec.pointee.beats, beats > 0 else {
-            params[p.index].start(keyframes: spec.pointee, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter)
+            params[p.index].start(keyframes: spec.pointee, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter,
+                                  begunAt: begun)
             return
         }
-        UnsafeMutablePointer(mutating: spec).pointee.seconds = time.secondsOver(beats: beats, from: frame, sampleRate: sampleRate)
-        params[p.index].start(keyframes: spec.pointee, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter)
-        params[p.index].markLastLayerMusical(startBeat: timeline.beat(at: frame), passBeats: beats)
+        UnsafeMutablePointer(mutating: spec).pointee.seconds = time.secondsOver(beats: beats, from: begun, sampleRate: sampleRate)
+        params[p.index].start(keyframes: spec.pointee, atFrame: frame, sampleRate: sampleRate, serial: serial, reporter: reporter,
+                              begunAt: begun)
+        params[p.index].markLastLayerMusical(startBeat: timeline.beat(at: begun), passBeats: beats)
     }
 }

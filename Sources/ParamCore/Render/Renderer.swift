@@ -117,7 +117,7 @@ public struct Renderer: @unchecked Sendable {
     /// not deallocated with the renderer); nil: counters of its own.
     public init(sampleRate: Double, registry: ParameterRegistry = .builtIn, initial: ((ParameterID) -> Double)? = nil,
                 counters shared: RenderCounters? = nil, tempo sharedTempo: TempoExchange? = nil,
-                commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
+                timecode sharedTimecode: TimecodeExchange? = nil, commandCapacity: Int = 1024, eventCapacity: Int = 2048) {
         self.sampleRate = sampleRate
         let tempo = sharedTempo ?? TempoExchange(bpm: 120, beatsPerBar: 4)
         time = TimelineFollower(tempo: tempo, sampleRate: sampleRate)
@@ -132,14 +132,16 @@ public struct Renderer: @unchecked Sendable {
         let snapshot = ParameterSnapshot(capacity: capacity)
         slots = ParameterSlots(declared: declared)
         signal = SignalPath()
-        schedule = Schedule()
+        let timecode = sharedTimecode ?? TimecodeExchange()
+        schedule = Schedule(timecode: timecode)
         curves = SceneCurves()
         morph = MorphBindings(capacity: capacity)
         modulators = ModulatorBank(capacity: capacity)
         takes = TakePlayers(parameterCapacity: capacity)
         handles = RendererHandles(commands: commands, events: events, updates: updates, snapshot: snapshot, counters: counters,
                                   tempo: tempo, depthSnapshot: modulators.depthSnapshot, takeReports: takes.reports,
-                                  motions: slots.motions, owns: OwnedMemory(counters: shared == nil, tempo: sharedTempo == nil))
+                                  timecode: timecode, timecodeReports: schedule.timecode.reports, motions: slots.motions,
+                                  owns: OwnedMemory(counters: shared == nil, tempo: sharedTempo == nil, timecode: sharedTimecode == nil))
         for p in registry.ids {
             let spec = registry[p]
             let value = initial?(p) ?? spec.initial
@@ -161,6 +163,7 @@ public struct Renderer: @unchecked Sendable {
         snapshot.deallocate()
         if handles.owns.counters { counters.deallocate() }
         if handles.owns.tempo { tempo.deallocate() }
+        if handles.owns.timecode { handles.timecode.deallocate() }
         takes.deallocate()
         signal.deallocate()
         schedule.deallocate()
@@ -212,11 +215,13 @@ public struct Renderer: @unchecked Sendable {
                                 out1: UnsafeMutablePointer<Float>, out2: UnsafeMutablePointer<Float>,
                                 cv: UnsafePointer<UnsafeMutablePointer<Float>?>? = nil,
                                 reportValues: Bool = true, outsideTimeline: TimelineReading? = nil,
-                                local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0) {
+                                local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0,
+                                timecode points: TimecodeObservations? = nil) {
         reporting.endsWanted = reportValues
         jackFrames.follow(jackFrame, frames: frames, counters: counters)
         let start = jackFrames.position
         let end = start &+ UInt64(frames)
+        if let points, points.count > 0 { hearTimecode(points, periodStart: start) }
         if let cycle {
             schedule.clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames,
                                    afterJump: jackFrames.counterJumped)
@@ -240,6 +245,7 @@ public struct Renderer: @unchecked Sendable {
             }
         }
         jackFrames.position = end
+        endTimecodePeriod(atFrame: end)
         finishPeriod(reportValues: reportValues)
     }
 
@@ -344,4 +350,5 @@ struct PeriodReporting: BitwiseCopyable {
 struct OwnedMemory: BitwiseCopyable, Sendable {
     @usableFromInline let counters: Bool
     @usableFromInline let tempo: Bool
+    @usableFromInline let timecode: Bool
 }

@@ -44,6 +44,10 @@ public struct RendererHandles: Sendable {
     public let depthSnapshot: ModulatorDepthSnapshot
     /// What the audio side tells of takes (SPEC §17): armed members, live actions, passes, ends.
     public let takeReports: SPSCRing<TakeReport>
+    /// Where the timecode stands and what the control side sets of it (SPEC §18), and what the
+    /// audio side tells of it (locates, freewheel running out, a cue coming within reach).
+    public let timecode: TimecodeExchange
+    public let timecodeReports: SPSCRing<TimecodeReport>
     /// Each parameter slot's layers beyond the first and keyframe track (3.6 KB a slot).
     nonisolated(unsafe) let motions: UnsafeMutablePointer<ParameterMotion>  // only handed to the kernel here
     /// The counters and the tempo exchange, when the renderer made them (not the caller).

@@ -43,12 +43,20 @@ struct Schedule {
     @usableFromInline var sequence: UInt64 = 0
     /// Places time tags on frames (SPEC §4.6), re-anchored every cycle.
     @usableFromInline var clock = FrameClock()
+    /// Places timecodes on frames (SPEC §18).
+    var timecode: TimecodeClock
 
     /// Control thread.
-    init() { entries = Resident.allocate(ScheduledCommand.self, capacity: Self.capacity) }
+    init(timecode exchange: TimecodeExchange) {
+        entries = Resident.allocate(ScheduledCommand.self, capacity: Self.capacity)
+        timecode = TimecodeClock(exchange: exchange)
+    }
 
     /// Control thread, once the audio thread has stopped.
-    func deallocate() { entries.deallocate() }
+    func deallocate() {
+        entries.deallocate()
+        timecode.deallocate()
+    }
 
     /// Commands waiting, of both kinds.
     @usableFromInline var count: Int { framedCount &+ timedCount }
@@ -184,6 +192,7 @@ struct Schedule {
     mutating func resolveTime(_ entry: inout ScheduledCommand, periodStart: UInt64, periodEnd: UInt64,
                               timeline: TimelineFollower, counters: RenderCounters) {
         guard entry.waitsForTime else { return }
+        if let cue = entry.timed.start.timecodeCue { return resolveTimecode(&entry, cue, periodStart: periodStart, periodEnd: periodEnd, timeline: timeline) }
         guard clock.isValid else {
             // No JACK clock (tests without one): start at once.
             entry.frame = periodStart

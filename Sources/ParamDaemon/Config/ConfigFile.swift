@@ -30,6 +30,8 @@ struct ConfigFile: Equatable, Sendable {
     var midiPrograms: [MIDIProgramConfig] = []
     /// `[scenes.<name>]` tables (SPEC §13, SceneConfig.swift), in the order written.
     var scenes: [Scene] = []
+    /// `[[at]]` tables (SPEC §18, CueConfig.swift), in the order written.
+    var cues: [CueConfig] = []
 
     /// Reads and parses `path`. A missing file is nil unless `required` (given with --config).
     static func load(path: String, required: Bool) throws(ConfigError) -> ConfigFile? {
@@ -61,6 +63,7 @@ struct ConfigFile: Equatable, Sendable {
         let reader = TOMLReader(path: path, lines: lines)
         // The settings as the file sets them, for the checks that need several (connect-cv).
         var settings = Settings()
+        var cueTables: TOMLValueConvertible? = nil
 
         for key in table.keys.sorted(by: { lines.line(of: [$0]) ?? 0 < lines.line(of: [$1]) ?? 0 }) {
             guard let value = table[key] else { continue }
@@ -69,10 +72,14 @@ struct ConfigFile: Equatable, Sendable {
                 file.scenes = try reader.scenes(value)
                 continue
             }
-            if setting == nil && key != "midi", let section = value.table {
+            if setting == nil && key != "midi" && key != "at", let section = value.table {
                 // Any table whose name is not a setting is a parameter (SPEC §8).
                 file.parameters[key] = try reader.parameter(key, section)
                 file.parameterOrder.append(key)
+                continue
+            }
+            if key == "at" {
+                cueTables = value  // read once the rate and the parameters are known
                 continue
             }
             if key == "midi" {
@@ -94,6 +101,10 @@ struct ConfigFile: Equatable, Sendable {
         file.registry = try reader.registry(file.parameters, order: file.parameterOrder)
         try MIDIMappingConfig.validate(file.midi, registry: file.registry, text: text, path: path)
         try reader.validateScenes(file.scenes, registry: file.registry)
+        if let cueTables {
+            file.cues = try CueConfig.parseAll(cueTables, text: text, path: path, rate: settings.timecodeRate,
+                                               routes: RouteTable(registry: file.registry))
+        }
         if file.given[SettingsTable.connectCV.key] != nil {
             for name in settings.connectCV.keys where file.registry.id(named: name).flatMap({ file.registry[$0].cv }) == nil {
                 throw reader.error([SettingsTable.connectCV.key], "'\(name)' has no CV port (declare it with cv = true)")

@@ -32,12 +32,15 @@ extension Daemon {
         applied.tokenFile = new.tokenFile
         applied.readTokenFile = new.readTokenFile
         applied.modulators = new.modulators
+        applied.cues = new.cues
+        applied.freewheelSeconds = new.freewheelSeconds
         settings = applied
         if new.scenes != old.scenes {
             controller.configureScenes(new.scenes)
             log.notice("scenes from the config file: \(new.scenes.isEmpty ? "none" : new.scenes.map(\.name).joined(separator: ", "))")
         }
         if new.modulators != old.modulators { modulatorsReloaded(from: old, to: new) }
+        timecodeReloaded(from: old, to: new)
         midiConfigReloaded(from: old.midi)
         linkReloaded(from: old)
         midiConnectionsReloaded(from: old)

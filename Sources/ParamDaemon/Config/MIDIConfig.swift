@@ -57,8 +57,9 @@ struct MIDIMappingConfig: Equatable, Sendable {
     }
 }
 
-/// Where each `[[midi]]` table and its keys are written: the general key finder
-/// (`TOMLKeyLines`) knows one line per key path, and an array of tables repeats its keys.
+/// Where each `[[midi]]` (or other array-of-tables, `[[at]]`) table and its keys are written:
+/// the general key finder (`TOMLKeyLines`) knows one line per key path, and an array of tables
+/// repeats its keys.
 struct MIDIConfigLines {
     var headers: [Int] = []
     var keys: [[String: Int]] = []
@@ -66,14 +67,14 @@ struct MIDIConfigLines {
     /// of tables), if it is.
     var plainKey: Int?
 
-    init(_ text: String) {
+    init(_ text: String, table name: String = "midi") {
         var inMIDI = false
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.drop(while: { $0 == " " || $0 == "\t" })
             if line.hasPrefix("[") {
                 let compact = line.filter { $0 != " " && $0 != "\t" }
-                inMIDI = compact.hasPrefix("[[midi]]")
-                if compact.hasPrefix("[midi]") && plainKey == nil { plainKey = index + 1 }
+                inMIDI = compact.hasPrefix("[[\(name)]]")
+                if compact.hasPrefix("[\(name)]") && plainKey == nil { plainKey = index + 1 }
                 if inMIDI {
                     headers.append(index + 1)
                     keys.append([:])
@@ -81,7 +82,7 @@ struct MIDIConfigLines {
                 continue
             }
             if !inMIDI && headers.isEmpty && plainKey == nil, let eq = line.firstIndex(of: "="),
-               line[..<eq].trimmingCharacters(in: .whitespaces) == "midi" {
+               line[..<eq].trimmingCharacters(in: .whitespaces) == name {
                 plainKey = index + 1
             }
             guard inMIDI, let eq = line.firstIndex(of: "=") else { continue }

@@ -154,6 +154,13 @@ struct Options: ParsableCommand {
     @Flag(name: .customLong(SettingsTable.link.longName), inversion: .prefixedNo, help: SettingsTable.link.argumentHelp)
     var link: Bool?
 
+    @Option(name: .customLong(SettingsTable.timecode.longName), help: SettingsTable.timecode.argumentHelp)
+    var timecode: String?
+    @Option(name: .customLong(SettingsTable.timecodeFPS.longName), help: SettingsTable.timecodeFPS.argumentHelp)
+    var timecodeFps: String?
+    @Option(name: .customLong(SettingsTable.freewheel.longName), help: SettingsTable.freewheel.argumentHelp)
+    var freewheel: String?
+
     @Option(name: .customLong(SettingsTable.logLevel.longName), help: SettingsTable.logLevel.argumentHelp)
     var logLevel: String?
 

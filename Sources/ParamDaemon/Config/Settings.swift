@@ -33,6 +33,12 @@ struct Settings: Equatable, Sendable {
     var transport = TransportSource.none
     /// Ableton Link's session is the timeline (SPEC §14, Link/LinkSession.swift).
     var link = false
+    /// Timecode (SPEC §18): its source, its rate (nil: found from the signal), freewheel seconds,
+    /// and the config's cues (`[[at]]`).
+    var timecode = TimecodeSource.off
+    var timecodeRate: TimecodeRate? = nil
+    var freewheelSeconds = 0.5
+    var cues: [CueConfig] = []
     /// Parameter name → ports its `cv_<name>` goes to.
     var connectCV: [String: [String]] = [:]
     /// Ports connected to midi_in (SPEC §10).
@@ -93,6 +99,7 @@ struct Settings: Equatable, Sendable {
         registry = file.registry
         midi = file.midi
         scenes = file.scenes
+        cues = file.cues
         modulators = file.parameters.compactMapValues(\.modulator)
         midiPrograms = file.midiPrograms
     }

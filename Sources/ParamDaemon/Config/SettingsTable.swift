@@ -11,7 +11,8 @@ enum SettingsTable {
     static let all: [SettingSpec] = [
         port, bind, multicastInterface, httpPort, httpAllowHost, server, name, connect, connectCV,
         connectMIDIIn, connectMIDIOut, autoconnect, stateFile, noState, maxSubscribers,
-        subscriptionTtl, tempo, beatsPerBar, link, transport, logLevel, allow, open, tokenFile, readTokenFile,
+        subscriptionTtl, tempo, beatsPerBar, link, transport, timecode, timecodeFPS, freewheel, logLevel, allow, open,
+        tokenFile, readTokenFile,
     ]
 
     /// The row for config-file key `key`.

@@ -86,6 +86,7 @@ extension Daemon {
         adoptTargetUpdates()
         if takesBusy { takeDuties() }
         midiDuties()
+        if settings.timecode != .off { timecodeDuties() }
         linkDuties(now: now)
         if let suppressed = loop.badInput.log.takeSuppressed(now: now) {
             log.warning("bad input: more refused messages or malformed packets", metadata: ["suppressed": "\(suppressed)"])

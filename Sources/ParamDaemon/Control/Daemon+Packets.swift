@@ -16,6 +16,12 @@ extension Daemon {
             logRateLimited("malformed packet dropped", ["from": "\(channel)", "reason": "\(error)"])
             return
         }
+        run(packet, start: .immediately, replyingTo: channel)
+    }
+
+    /// One packet, its messages starting at `start` unless a bundle's time tag says otherwise (a
+    /// timecode cue's message starts at its timecode: Daemon+Timecode).
+    func run(_ packet: OSCPacket, start: StartTime, replyingTo channel: ReplyChannel) {
         // A packet is one transaction: its commands reach the audio thread together, so all
         // messages of a bundle start on the same frame.
         adoptTargetUpdates()
@@ -30,13 +36,13 @@ extension Daemon {
         let waitingBefore = audio.commands.count + Int(audio.counter(.scheduled))
         let saved: Controller? = audio.commands.hasRoom(for: bound, keyframes: messages)
             && waitingBefore + bound <= Renderer.scheduleCapacity ? nil : controller
-        handle(packet, start: .immediately, replyingTo: channel, into: &transaction)
+        handle(packet, start: start, replyingTo: channel, into: &transaction)
         guard !transaction.isEmpty else {
             if publisher.takesPending { settleTakes(pushed: true) }
             return
         }
         // A time tag is placed with the JACK-to-system clock offset: make it a fresh one.
-        if transaction.contains(where: { $0.start != .immediately }) {
+        if transaction.contains(where: { if case .at = $0.start { true } else { false } }) {
             measureClockOffsetIfStale(now: monotonicSeconds(), maximumAge: 0.25)
             warnIfClockUnsynced(from: channel)
         }

@@ -24,6 +24,7 @@ enum UIFiles {
         "motion.js": PackageResources.motion_js,
         "scenes.js": PackageResources.scenes_js,
         "takes.js": PackageResources.takes_js,
+        "timecode.js": PackageResources.timecode_js,
         "modulators.js": PackageResources.modulators_js,
         "connection.js": PackageResources.connection_js,
     ]

@@ -19,7 +19,7 @@ extension Daemon {
         do {
             previous = try jack.connect(registry: targets.registry) { rate in
                 Renderer(sampleRate: rate, registry: targets.registry, initial: { targets.target($0) }, counters: audio.counters,
-                         tempo: audio.tempo)
+                         tempo: audio.tempo, timecode: audio.timecode)
             }
         } catch {
             if !jackWatch.retry.waitingLogged {

@@ -256,6 +256,7 @@ final class JackClient {
         context.pointee.clockOffset.deallocate()
         context.pointee.jackThreads.deallocate()
         context.pointee.midiLinks.deallocate()
+        context.pointee.timecode.deallocate()
         HotMemory.deallocate(context.pointee.cvPorts)
         HotMemory.deallocate(context.pointee.cvBuffers)
         context.deinitialize(count: 1)

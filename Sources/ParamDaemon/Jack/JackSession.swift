@@ -37,6 +37,8 @@ final class JackSession {
     private let controlWake: Int32
     /// The MIDI engine every client's process callback runs (it outlives the connections).
     private let midi: MIDIEngine
+    /// Where every client hears timecode from (SPEC §18; set before the first connection).
+    var timecode = TimecodeSource.off
 
     init(name: String, server: String?, parking renderer: Renderer, wake: FeedbackWake, controlWake: Int32, midi: MIDIEngine) {
         self.midi = midi
@@ -76,6 +78,13 @@ final class JackSession {
                                    linkAudio: linkAudio, controlWake: controlWake, midi: midi, makeRenderer: makeRenderer)
         fresh.handles.counters.beginRenderer()  // the counters carry on from the last renderer
         fresh.context.pointee.transport = transport.reader(controlWake: controlWake)
+        do {
+            try fresh.attachTimecode(timecode)
+        } catch {
+            fresh.close()
+            fresh.release()
+            throw error
+        }
         // Time tags need the JACK-to-system clock offset from the first cycle on.
         fresh.measureClockOffset()
         do {

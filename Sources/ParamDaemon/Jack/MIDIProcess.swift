@@ -14,7 +14,7 @@ import ParamCore
 /// Wakes the control thread (one non-blocking eventfd write at most) when a learn waits and a
 /// controller moved, or a program change recalls a scene.
 @_noLocks
-func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, controlWake: Int32) {
+func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, controlWake: Int32, mtc: TimecodeInput? = nil) {
     guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return }
     let count = _unsafePerformance { jack_midi_get_event_count(buffer) }
     var event = jack_midi_event_t()
@@ -23,6 +23,10 @@ func readMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t, 
         let rc = _unsafePerformance { jack_midi_event_get(&event, buffer, i) }
         i &+= 1
         guard rc == 0, let bytes = event.buffer else { continue }
+        // MIDI timecode (SPEC §18) is the timecode's, not a mapping's.
+        if let mtc, mtc.mtc.pointee.receive(UnsafePointer(bytes), count: Int(event.size), offset: Int(event.time), into: mtc.points) {
+            continue
+        }
         midi.receive(UnsafePointer(bytes), count: Int(event.size), offset: Int(event.time))
     }
     if midi.learnReported || midi.programReported {

@@ -55,6 +55,8 @@ struct ProcessContext {
     var midiOutDirty = true
     /// The JACK transport, read each period when `transport = "jack"` (TransportReading.swift).
     var transport = JackTransportReader.off
+    /// The timecode, LTC or MTC, when `timecode` is set (Timecode/TimecodeInput.swift).
+    var timecode = TimecodeInput.off
 }
 
 /// JACK's process callback (`JackProcessCallback`). Realtime-safe.
@@ -104,7 +106,10 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     // Read every period: JACK routes a new connection's events from the next cycle on, while
     // its port-connect notification may come later, so a count of links would miss them. An
     // unconnected port's buffer is JACK's silent one (no events), read for next to nothing.
-    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake)
+    context.pointee.timecode.beginPeriod(nframes: nframes, jackFrame: rc == 0 ? cycleFrames : nil)
+    let timecode = context.pointee.timecode
+    readMIDI(midi, port: context.pointee.midiIn, nframes: nframes, controlWake: context.pointee.controlWake,
+             mtc: timecode.source == .mtc ? timecode : nil)
     let linkAudio = context.pointee.linkAudio
     let linkReading = rc == 0 ? linkAudio.reading(out1: out1, periodJackMicros: currentMicros, sampleRate: rate) : nil
     let wake = context.pointee.wake
@@ -123,7 +128,12 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         cv: anyCV ? UnsafePointer(cvBuffers) : nil,
         reportValues: wake.valuesWanted(),  // a subscriber or a send: values and ends go somewhere
         outsideTimeline: outside,
-        local: UnsafePointer(midi.local), localCount: midi.localCount)
+        local: UnsafePointer(midi.local), localCount: midi.localCount,
+        timecode: timecode.source == .off ? nil : timecode.points)
+    if timecode.source != .off, context.pointee.renderer.timecodeReported {
+        var one: UInt64 = 1  // a locate, freewheel run out, a cue within reach: the control thread acts
+        _ = _unsafePerformance { write(context.pointee.controlWake, &one, 8) }
+    }
     context.pointee.periodWaiter.periodEnded(count: counters.load(.periods))
     if midiLinks.connections(.midiOut) != 0 {
         context.pointee.midiOutDirty = true

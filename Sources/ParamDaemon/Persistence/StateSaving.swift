@@ -58,6 +58,19 @@ struct StateSaving {
             }
         }
         controller.restoreTakes(takes)
+        // Cues set with `/at` (the config's are added after them); one that cannot be used is left out.
+        controller.setTimecodeRate(settings.timecodeRate)
+        for saved in restored?.cues ?? [] {
+            switch saved.cue(rate: settings.timecodeRate) {
+            case .success(let (label, message)):
+                if (try? controller.checkCue(message)) != nil {
+                    _ = controller.cues.add(label, message, ahead: controller.firesAhead(message))
+                } else {
+                    log.warning("state file: the cue at \(saved.time) is refused now; it is left out")
+                }
+            case .failure(let problem): log.warning("state file: \(problem.reason); that cue is left out")
+            }
+        }
         // The first JACK connection starts them (`Controller.modulatorCommands`).
         // Saved modulators win over the config file's, as saved targets do.
         var modulators = settings.modulatorsByID

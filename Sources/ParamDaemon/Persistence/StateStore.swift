@@ -30,6 +30,8 @@ struct SavedState: Codable, Equatable, Sendable {
     var modulators: [String: SavedModulator]?
     /// Takes (SPEC §17); absent when there are none.
     var takes: [SavedTake]?
+    /// Cues set with `/at` (SPEC §18); absent when there are none.
+    var cues: [SavedCue]?
 
     /// Every parameter of the controller's registry, built-in and declared, by name, and the
     /// learned MIDI mappings.
@@ -38,6 +40,7 @@ struct SavedState: Codable, Equatable, Sendable {
         let scenes = controller.scenes.savedScenes
         self.scenes = scenes.isEmpty ? nil : scenes.map(SavedScene.init)
         self.takes = SavedTakes.of(controller.takes)
+        self.cues = SavedCue.of(controller.cues)
         var parameters: [String: Parameter] = [:]
         for p in controller.registry.ids {
             let action = controller.defaultAction(p)

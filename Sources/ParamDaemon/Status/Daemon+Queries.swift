@@ -59,7 +59,7 @@ extension Daemon {
             ("beat", .float32(Float(audio.tempo.beatNow))),
             ("beat_frame", .int64(Int64(audio.tempo.jackFrameNow))),
             ("link_peers", .int32(Int32(clamping: self.link.session?.peers ?? 0))),
-        ] + accessStatusPairs + [("version", .string(Options.version))]
+        ] + timecodeStatusPairs + accessStatusPairs + [("version", .string(Options.version))]
         return OSCMessage("/status", pairs.flatMap { [.string($0.0), $0.1] })
     }
 

@@ -5,6 +5,7 @@ import { OSC } from './osc.js';
 import { formatValue } from './scale.js';
 import { state } from './state.js';
 import { adoptTempo, adoptStatus } from './timeline.js';
+import { handleTimecode } from './timecode.js';
 import { showValue, showTarget, adoptTarget, refreshTarget } from './sliders.js';
 import { adoptModulator } from './modulators.js';
 import { handleScene } from './scenes.js';
@@ -18,7 +19,7 @@ export function receive(data) {
 }
 
 function handle(m) {
-  if (handleScene(m) || handleTake(m)) return;
+  if (handleScene(m) || handleTake(m) || handleTimecode(m)) return;
   if (m.address === '/tempo' && typeof m.args[0] === 'number') { adoptTempo(m.args[0]); return; }
   if (m.address === '/status') { adoptStatus(m.args); return; }
   const parts = m.address.split('/');

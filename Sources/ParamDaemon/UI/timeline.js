@@ -4,6 +4,7 @@
 // the page connects, when the tempo changes and every few seconds while the page is shown);
 // between anchors the beat runs on here at the tempo, drawn on each animation frame.
 
+import { adoptTimecode, drawTimecode } from './timecode.js';
 import { $, state, motion, send } from './state.js';
 import { showDurationText } from './motion.js';
 import { refreshModulators } from './modulators.js';
@@ -91,6 +92,7 @@ export function adoptStatus(args) {
   timeline.anchorAt = at;
   if (bpm !== timeline.bpm) adoptTempo(bpm);
   $('tempo').dataset.timeline = String(pairs.get('timeline') ?? '');
+  adoptTimecode(String(pairs.get('tc') ?? ''), Number(pairs.get('tc_fps')), pairs.get('tc_locked') === 1);
   drawBeat();
 }
 
@@ -122,6 +124,7 @@ export function runBeat() {
     timeline.frame = 0;
     if (document.hidden) return;
     drawBeat();
+    drawTimecode();
     timeline.frame = requestAnimationFrame(step);
   };
   timeline.frame = requestAnimationFrame(step);

@@ -1,0 +1,142 @@
+/// The timecode as the audio side chases it (SPEC §18): a line through the points heard, the
+/// frame number `anchorNumber` sounding on frame `anchorFrame` and advancing `speed` timecode
+/// frames a sample. A cue's frame is where that line reaches its number; a point far off the
+/// line (more than a second ahead, or behind it) is a locate, which starts a new `epoch`. With
+/// nothing heard it runs on at the last speed for `freewheel` seconds, then stands.
+/// Audio thread only, after `init`; no allocation.
+struct TimecodeClock {
+    let exchange: TimecodeExchange
+    let reports: SPSCRing<TimecodeReport>
+    var rate: TimecodeRate? = nil
+    /// Advancing: heard, or freewheeling since.
+    var running = false
+    var epoch: UInt32 = 0
+    var anchorNumber = 0.0
+    var anchorFrame = 0.0
+    /// Timecode frames a sample.
+    var speed = 0.0
+    /// The renderer frame of the last point heard.
+    var heardFrame = 0.0
+    /// LTC: the point before this one, to measure the rate by.
+    var first: TimecodeObservation? = nil
+    var firstFrame = 0.0
+    /// The horizon already reported (once each).
+    var reportedHorizon = -Double.infinity
+
+    init(exchange: TimecodeExchange) {
+        self.exchange = exchange
+        reports = SPSCRing(capacity: 64)
+    }
+
+    func deallocate() { reports.deallocate() }
+
+    /// Realtime-safe. The frame number sounding on renderer frame `frame`, while there is one.
+    @_noLocks @inline(__always)
+    func number(atFrame frame: Double) -> Double {
+        running ? anchorNumber + (frame - anchorFrame) * speed : anchorNumber
+    }
+
+    /// Realtime-safe. The renderer frame on which frame number `n` begins; nil while standing.
+    @_noLocks @inline(__always)
+    func frame(ofNumber n: Double) -> Double? {
+        guard running, speed > 0 else { return nil }
+        return anchorFrame + (n - anchorNumber) / speed
+    }
+
+    /// Realtime-safe. One point heard on renderer frame `frame`. Returns true when it was a locate.
+    @_noLocks
+    mutating func hear(_ point: TimecodeObservation, atFrame frame: Double, sampleRate: Double) -> Bool {
+        guard let pointRate = rateOf(point, atFrame: frame, sampleRate: sampleRate) else { return false }
+        guard point.label.isInRange(rate: pointRate) else { return false }
+        let n = Double(point.label.frameNumber(rate: pointRate)) + Double(point.quarters) * 0.25
+        let nominal = pointRate.framesPerSecond / sampleRate
+        let rateChanged = rate != pointRate
+        rate = pointRate
+        if point.stands {
+            let from = number(atFrame: frame)
+            let moved = n != from || rateChanged
+            running = false
+            anchorNumber = n
+            anchorFrame = frame
+            speed = nominal
+            if moved { locate(from: from, to: n) }
+            return moved
+        }
+        let expected = number(atFrame: frame)
+        let sinceHeard = frame - heardFrame
+        let jumped = !running || rateChanged || n < expected - 0.5 || n > expected + pointRate.framesPerSecond
+        // Resumed after standing where it stood (a DAW that stopped, then played on): no locate.
+        let resumed = !running && !rateChanged && n >= anchorNumber - 0.5 && n <= anchorNumber + pointRate.framesPerSecond
+        if running && !jumped && sinceHeard > 0 && sinceHeard < 4 / nominal {
+            // The speed from the last two points, smoothed: LTC's edges land within a sample or
+            // two, so one frame's measure is within 0.1 %.
+            let measured = (n - number(atFrame: heardFrame)) / sinceHeard
+            if measured > nominal * 0.9 && measured < nominal * 1.1 { speed += (measured - speed) * 0.25 }
+        } else if jumped {
+            speed = nominal
+        }
+        let from = expected
+        anchorNumber = n
+        anchorFrame = frame
+        heardFrame = frame
+        running = true
+        if jumped && !resumed {
+            locate(from: from, to: n)
+            return true
+        }
+        return false
+    }
+
+    /// The rate of `point`: the one asked for, else the one MTC names, else (LTC) the one two
+    /// points in a row measure (so a tape of another rate is followed), else the one known. nil
+    /// while measuring.
+    @_noLocks
+    mutating func rateOf(_ point: TimecodeObservation, atFrame frame: Double, sampleRate: Double) -> TimecodeRate? {
+        if let asked = exchange.askedRate { return asked }
+        if let named = point.rate { return named }
+        defer {
+            first = point
+            firstFrame = frame
+        }
+        if let first, frame > firstFrame, first.quarters == point.quarters {
+            let measured = TimecodeRate.nearest(framesPerSecond: sampleRate / (frame - firstFrame), dropFrame: point.dropFrame)
+            if first.label.isInRange(rate: measured), point.label.isInRange(rate: measured),
+               point.label.frameNumber(rate: measured) == first.label.frameNumber(rate: measured) &+ 1 { return measured }
+        }
+        if let rate, point.label.isInRange(rate: rate), point.dropFrame == (rate == .fps2997DropFrame) { return rate }
+        return nil
+    }
+
+    @_noLocks
+    mutating func locate(from: Double, to position: Double) {
+        epoch &+= 1
+        reportedHorizon = -.infinity
+        report(.located, position: position, from: from)
+    }
+
+    /// Realtime-safe. At a period's end (renderer frame `end`): freewheel runs out, the horizon
+    /// comes within reach, the state is published.
+    @_noLocks
+    mutating func endPeriod(atFrame end: Double, sampleRate: Double) {
+        if running && end - heardFrame > exchange.freewheelSeconds * sampleRate {
+            anchorNumber = number(atFrame: heardFrame + exchange.freewheelSeconds * sampleRate)
+            anchorFrame = end
+            running = false
+            report(.lost, position: anchorNumber, from: anchorNumber)
+        }
+        let position = number(atFrame: end)
+        if running {
+            let horizon = exchange.horizon
+            if horizon != reportedHorizon && horizon <= position {
+                reportedHorizon = horizon
+                report(.window, position: position, from: position)
+            }
+        }
+        exchange.publish(position: position, rate: rate, locked: running, epoch: epoch)
+    }
+
+    @_noLocks
+    func report(_ kind: TimecodeReport.Kind, position: Double, from: Double) {
+        _ = reports.push(TimecodeReport(kind: kind, position: position, from: from, rate: rate ?? .fps30, epoch: epoch))
+    }
+}

@@ -1,0 +1,110 @@
+@testable import ParamCore
+import Testing
+
+/// Cues on timecode frames (SPEC §18), frame by frame through `TimecodeRig`: a cue's first
+/// changed sample is the frame its timecode frame begins on, at every rate and ±0.5 % speed;
+/// each fires once; a locate joins what would be running and fires again what it passes again;
+/// a dropout freewheels.
+@Suite struct TimecodeCueTests {
+    @Test(arguments: [(TimecodeRate.fps24, 1.0), (.fps25, 1.0), (.fps2997DropFrame, 1.0), (.fps30, 1.0),
+                      (.fps25, 1.005), (.fps25, 0.995), (.fps2997DropFrame, 1.005), (.fps30, 0.995)])
+    func aCueStartsOnTheFrameItsTimecodeFrameBegins(rate: TimecodeRate, speed: Double) {
+        var rig = TimecodeRig(rate: rate)
+        defer { rig.release() }
+        let label = rate == .fps2997DropFrame ? "00:59:59:29" : "01:00:01:00"
+        rig.cue(label, "/cutoff", [.float32(1), .float32(0)])
+        rig.play(from: "00:59:58:00", speed: speed)
+        let expected = rig.frame(of: label)
+        rig.render(through: expected + 1000)
+        #expect(rig.firstChange() == expected, "\(rate.name) at speed \(speed)")
+        #expect(rig.sounded[expected] == 1)
+        let drop = rate == .fps2997DropFrame
+        // The label after 00:59:59:29 at 29.97df is 01:00:00:00 (tenth minute: no frame dropped).
+        #expect(drop ? TimecodeAddress(frameNumber: try! TimecodeAddress(parsing: label, rate: rate).frameNumber(rate: rate) + 1,
+                                       rate: rate).description == "01:00:00:00" : true)
+    }
+
+    @Test func aRateFoundFromTheSignalPlacesTheCueToo() {
+        var rig = TimecodeRig(rate: .fps24)
+        defer { rig.release() }
+        rig.cue("10:00:00:23", "/cutoff", [.float32(1), .float32(0)])
+        rig.play(from: "09:59:59:00")
+        let expected = rig.frame(of: "10:00:00:23")
+        rig.render(through: expected + 500)
+        #expect(rig.firstChange() == expected)
+        #expect(rig.scene.renderer.handles.timecode.rate == .fps24)
+    }
+
+    @Test func twoHundredCuesFiveFramesApartEachFireOnceOnTheirFrame() {
+        var rig = TimecodeRig(rate: .fps25)
+        defer { rig.release() }
+        var labels: [String] = []
+        for i in 0..<200 {
+            let label = TimecodeAddress(frameNumber: 90_000 + 25 + Int64(5 * i), rate: .fps25).description
+            labels.append(label)
+            rig.cue(label, "/cutoff", [.float32(Float(i + 1) / 200), .float32(0)])
+        }
+        rig.play(from: "01:00:00:00")
+        rig.render(through: rig.frame(of: labels[199]) + 500)
+        var changes: [Int] = []
+        for f in 1..<rig.sounded.count where rig.sounded[f] != rig.sounded[f - 1] { changes.append(f) }
+        #expect(changes == labels.map { rig.frame(of: $0) })
+        for (i, label) in labels.enumerated() { #expect(rig.sounded[rig.frame(of: label)] == Float(i + 1) / 200) }
+    }
+
+    @Test func aLocateForwardJoinsAFadeInTheMiddle() {
+        var rig = TimecodeRig(rate: .fps25)
+        defer { rig.release() }
+        rig.scene.renderer.commands.push(TimedCommand(.animate(rig.cutoff, AnimationSpec(target: 1, seconds: 0, curve: .linear,
+                                                                                         domain: .linear))))
+        rig.cue("01:00:10:00", "/cutoff", [.float32(0), .float32(4), .string("linear")])
+        rig.play(from: "01:00:05:00")
+        rig.render(through: rig.frame(of: "01:00:07:00"))
+        #expect(rig.sounded.last == 1)
+        // The tape jumps to 01:00:12:00: its first word ends where 01:00:12:01 begins.
+        rig.play(from: "01:00:12:00", afterFrames: 0)
+        let twelve = rig.frame(of: "01:00:12:00")
+        let decoded = rig.frame(of: "01:00:12:01")
+        rig.render(through: decoded + 2000)
+        let begun = Double(twelve) - 2 * 48000
+        let joined = rig.firstChange(from: decoded)!
+        #expect(joined - decoded <= 256 + 256, "joined within a period of the frame decoded after the jump")
+        for f in joined..<(decoded + 2000) {
+            let expected = 1 - (Double(f) - begun) / (4 * 48000)
+            #expect(abs(Double(rig.sounded[f]) - expected) < 1e-6, "frame \(f)")
+            if abs(Double(rig.sounded[f]) - expected) >= 1e-6 { break }
+        }
+        #expect(rig.news.contains { if case .located(let label, _, let joined) = $0 { label.description == "01:00:12:01" && joined == 1 } else { false } })
+    }
+
+    @Test func aLocateBackwardsFiresTheCueAgainWhenPassedAgain() {
+        var rig = TimecodeRig(rate: .fps25)
+        defer { rig.release() }
+        rig.cue("01:00:02:00", "/cutoff", [.float32(1), .float32(0)])
+        rig.cue("01:00:02:10", "/cutoff", [.float32(0.5), .float32(0)])
+        rig.play(from: "01:00:01:00")
+        rig.render(through: rig.frame(of: "01:00:03:00"))
+        #expect(rig.sounded.last == 0.5)
+        rig.play(from: "01:00:01:00", afterFrames: 0)
+        let again = rig.frame(of: "01:00:02:00")
+        rig.render(through: again + 100)
+        #expect(rig.firstChange(from: rig.frame(of: "01:00:01:10")) == again)
+        #expect(rig.sounded[again] == 1)
+    }
+
+    @Test func aCueInADropoutFiresOnItsFrameThenFreewheelRunsOut() {
+        var rig = TimecodeRig(rate: .fps25, freewheelSeconds: 0.5)
+        defer { rig.release() }
+        rig.cue("01:00:02:05", "/cutoff", [.float32(1), .float32(0)])
+        rig.play(from: "01:00:00:00")
+        // The LTC stops where 01:00:02:00 would begin; the cue is 0.2 s into the dropout.
+        let stops = rig.frame(of: "01:00:02:00")
+        let expected = rig.frame(of: "01:00:02:05")
+        rig.render(through: stops - 300)
+        rig.tape = nil
+        rig.render(through: expected + 48000)
+        #expect(abs(rig.firstChange()! - expected) <= 1, "predicted from the frames before it")
+        #expect(rig.news.contains { if case .lost = $0 { true } else { false } })
+        #expect(!rig.scene.renderer.handles.timecode.locked)
+    }
+}
