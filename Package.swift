@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "paramd-jacktool", targets: ["JackTool"]),
         .executable(name: "paramd-linkprobe", targets: ["LinkProbe"]),
         .library(name: "ParamCore", targets: ["ParamCore"]),
+        .library(name: "ParamLTC", targets: ["ParamLTC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -43,6 +44,10 @@ let package = Package(
         .systemLibrary(
             name: "CQRencode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]),
+        // Timecode (SPEC §18): libltc decodes `ltc_in`; the test tool encodes with it.
+        .systemLibrary(
+            name: "CLTC", pkgConfig: "ltc",
+            providers: [.apt(["libltc-dev"])]),
         // Linux calls Glibc's module leaves out (eventfd, signalfd, prctl, gettid).
         .systemLibrary(name: "CLinux"),
         // Pure Swift: curves, animation engine, renderer, rings, OSC codec, routes.
@@ -51,10 +56,12 @@ let package = Package(
         // JACK's client, port and connection calls (not its audio-path ones).
         // Realtime-checked too: the audio thread signals an eventfd through it.
         .target(name: "ParamSystem", dependencies: ["CLinux", "CJack"], swiftSettings: realtimeChecked),
+        // LTC decoded with libltc (SPEC §18), for the process callback and the benchmarks.
+        .target(name: "ParamLTC", dependencies: ["ParamCore", "CLTC"], swiftSettings: realtimeChecked),
         .executableTarget(
             name: "ParamDaemon",
             dependencies: [
-                "ParamCore", "ParamSystem", "CJack", "CLinux", "CAvahi", "CSodium", "CQRencode", "CLinkBridge",
+                "ParamCore", "ParamSystem", "ParamLTC", "CJack", "CLinux", "CAvahi", "CSodium", "CQRencode", "CLinkBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -70,7 +77,8 @@ let package = Package(
                         .embedInCode("UI/state.js"), .embedInCode("UI/timeline.js"), .embedInCode("UI/namespace.js"),
                         .embedInCode("UI/sliders.js"), .embedInCode("UI/messages.js"), .embedInCode("UI/toasts.js"),
                         .embedInCode("UI/plot.js"), .embedInCode("UI/motion.js"), .embedInCode("UI/scenes.js"),
-                        .embedInCode("UI/modulators.js"), .embedInCode("UI/connection.js"), .embedInCode("UI/takes.js")],
+                        .embedInCode("UI/modulators.js"), .embedInCode("UI/connection.js"), .embedInCode("UI/takes.js"),
+                        .embedInCode("UI/timecode.js")],
             swiftSettings: realtimeChecked,
             // The functions each JACK period runs, laid out together (gold; Swift emits a
             // section per function): a period touches a few code pages, not one per function
@@ -81,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "JackTool",
             dependencies: [
-                "ParamSystem", "CJack",
+                "ParamCore", "ParamSystem", "CJack", "CLTC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Ableton Link (SPEC §14) behind a C ABI of paramd's own: Debian's ableton-link-dev

@@ -47,6 +47,21 @@ let package = Package(
             ],
             path: "Benchmarks/ModulatorBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        // LTC decoded a period at a time (SPEC §18's cost goal), and libltc alone: the C floor.
+        .target(
+            name: "CTimecodeFloor",
+            linkerSettings: [.linkedLibrary("ltc")]),
+        .target(
+            name: "TimecodeScenarios",
+            dependencies: ["CTimecodeFloor", .product(name: "ParamCore", package: root), .product(name: "ParamLTC", package: root)]),
+        .executableTarget(
+            name: "TimecodeBenchmarks",
+            dependencies: [
+                "TimecodeScenarios",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/TimecodeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         // One scenario rendered without the framework, for callgrind (docs/PERFORMANCE.md).
         .executableTarget(
             name: "RenderProfile",

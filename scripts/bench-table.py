@@ -8,10 +8,10 @@ all five animating along the default curve). Also checks that no benchmark alloc
 import re
 import sys
 
-name, rows, mallocs, modulators = None, {}, {}, {}
+name, rows, mallocs, modulators, timecode = None, {}, {}, {}, {}
 for line in sys.stdin:
     line = line.rstrip("\n")
-    if re.match(r"^(Full render|C kernel|Curve|Keyframes|Declared|Scene|Modulator): ", line):
+    if re.match(r"^(Full render|C kernel|Curve|Keyframes|Declared|Scene|Modulator|Timecode): ", line):
         name = line
     elif name and line.startswith("│ Time per frame (ps)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
@@ -19,11 +19,14 @@ for line in sys.stdin:
     elif name and line.startswith("│ Time per parameter-frame (ps)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
         modulators[name] = [float(c) / 1000 for c in cells[:7]]
+    elif name and line.startswith("│ Time per 256-frame period (ns)"):
+        cells = [c.strip() for c in line.split("│")[2:-1]]
+        timecode[name] = [float(c) / 1000 for c in cells[:7]]   # µs
     elif name and line.startswith("│ Malloc (total)"):
         cells = [c.strip() for c in line.split("│")[2:-1]]
         mallocs[name] = int(cells[6])                      # p100
 
-if not rows and not modulators:
+if not rows and not modulators and not timecode:
     sys.exit("no benchmark results on stdin")
 idle = rows.get("Full render: idle, tone off", [0] * 7)[2]
 print("| benchmark | best (p0) | median (p50) | p90 | median − idle (tone off) |")
@@ -99,6 +102,16 @@ if modulators:
         goal = f"≤ 3 ns: {'met' if p[2] <= 3 else 'NOT met'}" if key == "Modulator: 64 resting, sine" else ""
         print(f"| {key[len('Modulator: '):]} | {p[0]:.2f} | {p[2]:.2f} | {p[4]:.2f} | {floor} | {goal} |")
     print("\nns per parameter per frame; 256-frame periods at 48 kHz.")
+if timecode:
+    # TimecodeBenchmarks: µs per 256-frame period (SPEC §18's goal: decoding ≤ 2 % of it, 106.7 µs).
+    print("\n| timecode | best (p0) | median (p50) | p90 | share of a 256-frame period (median) | goal |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for key in sorted(timecode, key=lambda k: -timecode[k][2]):
+        p = timecode[key]
+        share = p[2] / (256 / 48000 * 1e6) * 100
+        goal = f"≤ 2 %: {'met' if share <= 2 else 'NOT met'}" if "C floor" not in key else ""
+        print(f"| {key[len('Timecode: '):]} | {p[0]:.2f} | {p[2]:.2f} | {p[4]:.2f} | {share:.3f} % | {goal} |")
+    print("\nµs per 256-frame period at 48 kHz.")
 allocating = {k: v for k, v in mallocs.items() if v}
 if allocating:
     print("ALLOCATIONS while rendering:", allocating)

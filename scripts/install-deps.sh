@@ -11,7 +11,8 @@
 # through its libjack and change its quantum with pw-metadata), ableton-link-dev and libasio-dev
 # (Ableton Link's C++ headers and the Asio they use, compiled into Sources/CLinkBridge),
 # libsodium-dev (the tokens of access beyond loopback: random bits, constant-time comparison),
-# libqrencode-dev (the QR code of `paramd --show-url`), zbar-tools (AccessTests read that QR code
+# libqrencode-dev (the QR code of `paramd --show-url`), libltc-dev (timecode: LTC decoded on
+# `ltc_in`, and encoded by paramd-jacktool for the tests), zbar-tools (AccessTests read that QR code
 # back with zbarimg), caddy (the TLS reverse proxy docs/OPERATIONS.md shows, run by AccessTests),
 # dpkg-dev, binutils, lintian, man-db, groff-base and bash-completion (`make deb`: dpkg-shlibdeps,
 # strip; PackageTests checks the package with lintian, renders paramd(1) and loads the bash
@@ -22,7 +23,7 @@ set -euo pipefail
 
 PACKAGES=(libjack-jackd2-dev liblo-dev jackd2 liblo-tools jack-tools pkg-config systemd supercollider-server
           libavahi-client-dev avahi-daemon avahi-utils dbus iproute2 chromium chromium-driver gdb
-          pipewire pipewire-jack pipewire-bin ableton-link-dev libasio-dev libsodium-dev libqrencode-dev zbar-tools caddy
+          pipewire pipewire-jack pipewire-bin ableton-link-dev libasio-dev libsodium-dev libqrencode-dev libltc-dev zbar-tools caddy
           dpkg-dev binutils lintian man-db groff-base bash-completion)
 MIN_SWIFT=6.1
 

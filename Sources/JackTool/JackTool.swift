@@ -6,7 +6,7 @@ struct JackTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "paramd-jacktool",
         abstract: "A small JACK client for testing and debugging paramd.",
-        subcommands: [Feed.self, Record.self, Midi.self, MidiConnect.self, Stall.self])
+        subcommands: [Feed.self, Record.self, Midi.self, MidiConnect.self, Stall.self, Ltc.self, Mtc.self])
 }
 
 struct ServerOptions: ParsableArguments {

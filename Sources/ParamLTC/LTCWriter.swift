@@ -17,7 +17,7 @@ public struct LTCWriter: @unchecked Sendable {
         case .fps25: LTC_TV_625_50
         case .fps2997DropFrame, .fps30: LTC_TV_525_60
         }
-        let fps = rate == .fps2997DropFrame ? 29.97 : Double(rate.labelsPerSecond)
+        let fps = rate.framesPerSecond  // 30000/1001 for drop frame, as paramd-jacktool encodes
         guard let encoder = ltc_encoder_create(sampleRate / speed, fps, standard, 0) else { return ([], []) }
         defer { ltc_encoder_free(encoder) }
         _ = ltc_encoder_set_volume(encoder, volumeDBFS)

@@ -13,6 +13,8 @@ ControlPageTimeTests (helpers from control_page.py). Scenarios:
              geometry, the thumb at each animation frame for a second beside the values the page
              received (each stamped), a screenshot (--screenshot); then a modulator set from the
              page's panel on volume (triangle, 4n, depth 0.3, up), a bad rate typed, and Stop.
+  timecode   with LTC playing into paramd: the header's timecode, read ten times over two seconds
+             beside /status's tc asked over UDP between two readings, and whether it runs.
 Results go to --out as JSON; progress lines to stdout.
 """
 import argparse
@@ -235,9 +237,36 @@ def modulator(driver, args):
     return out
 
 
+READ_TIMECODE = """
+const box = document.getElementById('timecode');
+return {hidden: box.hidden, label: document.getElementById('timecode-label').textContent,
+        fps: document.getElementById('timecode-fps').textContent, locked: box.dataset.locked ?? null};
+"""
+
+
+def timecode(driver, args):
+    set_viewport(driver, 900, 1100)
+    driver.get(args.url)
+    wait_live(driver, "volume")
+    wait_until(driver, lambda d: not d.execute_script(READ_TIMECODE)["hidden"], 5)
+    client = OSCClient(args.osc_port)
+    readings = []
+    for _ in range(10):
+        before = driver.execute_script(READ_TIMECODE)
+        status = client.ask("/status", reply="/status")[1]
+        after = driver.execute_script(READ_TIMECODE)
+        pairs = dict(zip(status[0::2], status[1::2]))
+        readings.append({"status": pairs["tc"], "pageBefore": before, "pageAfter": after})
+        # The next reading five frames on the page later: ten readings over two seconds.
+        for _ in range(5):
+            shown = driver.execute_script(READ_TIMECODE)["label"]
+            wait_until(driver, lambda d: d.execute_script(READ_TIMECODE)["label"] != shown, 2)
+    return {"readings": readings}
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=("tempo", "musical", "modulator"))
+    parser.add_argument("scenario", choices=("tempo", "musical", "modulator", "timecode"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--osc-port", type=int, default=9000)
@@ -248,7 +277,7 @@ def main():
     parser.add_argument("--read-seconds", type=float, default=1.0)
     parser.add_argument("--hold-seconds", type=float, default=0.0)
     args = parser.parse_args()
-    run({"tempo": tempo, "musical": musical, "modulator": modulator}, args)
+    run({"tempo": tempo, "musical": musical, "modulator": modulator, "timecode": timecode}, args)
 
 
 if __name__ == "__main__":

@@ -85,21 +85,7 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         clock = CycleClock(jackMicros: currentMicros, offsetMicros: offset.offset(atJackMicros: currentMicros))
     }
     let cvBuffers = context.pointee.cvBuffers
-    var anyCV = false
-    if context.pointee.renderer.rendersAnyCV {  // else neither table is read
-        var n = 0
-        while n < context.pointee.renderer.slotCount {
-            let slot = context.pointee.renderer.slot(at: n)
-            if context.pointee.renderer.rendersCV(slot), let port = context.pointee.cvPorts[slot] {
-                let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
-                cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
-                anyCV = true
-            } else {
-                cvBuffers[slot] = nil
-            }
-            n &+= 1
-        }
-    }
+    let anyCV = context.pointee.renderer.rendersAnyCV && takeCVBuffers(context, nframes: nframes)  // else neither table is read
     let midi = context.pointee.midi
     let midiLinks = context.pointee.midiLinks
     midi.beginPeriod()  // a new mapping table is taken whether or not midi_in is connected
@@ -147,6 +133,26 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
     wake.periodPushed(urgent: counters.load(.urgentEvents) != urgentBefore,
                       values: counters.load(.valueEvents) != valuesBefore)
     return 0
+}
+
+/// Realtime-safe. This period's buffer of each CV port in use, by slot (nil: none); whether any is.
+@_noLocks @inline(__always)
+func takeCVBuffers(_ context: UnsafeMutablePointer<ProcessContext>, nframes: jack_nframes_t) -> Bool {
+    let cvBuffers = context.pointee.cvBuffers
+    var anyCV = false
+    var n = 0
+    while n < context.pointee.renderer.slotCount {
+        let slot = context.pointee.renderer.slot(at: n)
+        if context.pointee.renderer.rendersCV(slot), let port = context.pointee.cvPorts[slot] {
+            let buffer = _unsafePerformance { jack_port_get_buffer(port, nframes) }
+            cvBuffers[slot] = buffer?.assumingMemoryBound(to: Float.self)
+            anyCV = true
+        } else {
+            cvBuffers[slot] = nil
+        }
+        n &+= 1
+    }
+    return anyCV
 }
 
 /// `JackSampleRateCallback`; JACK calls it on a non-realtime thread.

@@ -56,15 +56,17 @@ enum ControlPage {
         var url: String { "http://127.0.0.1:\(httpPort)/ui" }
 
         static func start(server: JackServer, name: String,
-                          ports: (osc: UInt16, http: UInt16)? = nil, initialVolume: Double? = nil) async throws -> Daemon {
+                          ports: (osc: UInt16, http: UInt16)? = nil, initialVolume: Double? = nil,
+                          config extra: String = "") async throws -> Daemon {
             let ports = try ports ?? (osc: freeUDPPort(), http: freeTCPPort())
             let home = TestDirectory.file("home-\(name)")
             var arguments = ["--server", server.name, "--name", name, "--port", "\(ports.osc)",
                              "--http-port", "\(ports.http)", "--no-state"]
-            if let initialVolume {
+            if initialVolume != nil || !extra.isEmpty {
                 let config = home + "/paramd.toml"
                 try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-                try "[volume]\ninitial = \(initialVolume)\n".write(toFile: config, atomically: true, encoding: .utf8)
+                let volume = initialVolume.map { "[volume]\ninitial = \($0)\n" } ?? ""
+                try (extra + volume).write(toFile: config, atomically: true, encoding: .utf8)
                 arguments += ["--config", config]
             }
             let process = try ChildProcess(try Binaries.paramd(), arguments,

@@ -35,7 +35,7 @@ struct PackageTests {
 
         let depends = try await package.field("Depends")
         TestLog.write("package Depends: \(depends)")
-        for library in ["libc6", "libjack", "libavahi-client3", "libsodium23", "libqrencode4"] {
+        for library in ["libc6", "libjack", "libavahi-client3", "libsodium23", "libqrencode4", "libltc11"] {
             #expect(depends.contains(library), "Depends names \(library): \(depends)")
         }
         #expect(!depends.contains("swift"), "no Swift runtime package: \(depends)")
