@@ -138,9 +138,11 @@ extension Controller {
             exchange.setHorizon(.infinity)
             return []
         }
+        let epoch = exchange.epoch
+        // A locate whose report is still on its way: its cues are settled when it comes.
+        guard epoch == cues.epoch else { return [] }
         var firing: [Firing] = []
         if exchange.locked {
-            let epoch = exchange.epoch
             firing = cues.due(position: exchange.position, rate: rate, epoch: epoch).map { ($0, Self.start(of: $0, epoch: epoch)) }
         }
         exchange.setHorizon(cues.horizon(rate: rate))

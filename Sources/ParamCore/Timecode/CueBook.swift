@@ -13,9 +13,11 @@ public struct CueBook: Sendable {
         /// Sent ahead, to wait on the audio side for its frame (what makes commands that start on
         /// a frame); else sent when the timecode reaches it (`/tempo`, `/scene/save`, …).
         public var ahead: Bool
-        var state = State.armed
+        var state = State.fresh
 
         enum State: Sendable, Equatable {
+            /// Just set (`/at`, a reload): armed if the timecode has not passed it yet, else passed.
+            case fresh
             /// Waits for the timecode to come near.
             case armed
             /// Sent in this locate's run.
@@ -27,6 +29,9 @@ public struct CueBook: Sendable {
 
     /// Cues, in timecode order (then in the order set).
     public private(set) var cues: [Cue] = []
+    /// The locate (`TimecodeClock.epoch`) this book last settled its cues for: nothing is sent
+    /// in a newer one before its report is handled.
+    public private(set) var epoch: UInt32 = 0
     var nextNumber = 1
     /// At most this many cues (a show of 741 fits many times over).
     public static var capacity: Int { 4096 }
@@ -50,10 +55,18 @@ public struct CueBook: Sendable {
         return true
     }
 
-    /// The config's cues give way to `replacements` (a reload); those set by `/at` stay.
+    /// The config's cues give way to `replacements` (a reload); those set by `/at` stay, and a
+    /// config cue the new file keeps as it was keeps its id and state (one already fired does not
+    /// fire again).
     public mutating func replaceConfigCues(with replacements: [(TimecodeAddress, OSCMessage, ahead: Bool)]) {
-        cues.removeAll { $0.fromConfig }
-        for (label, message, ahead) in replacements { _ = add(label, message, ahead: ahead, fromConfig: true) }
+        var new = replacements
+        cues.removeAll { cue in
+            guard cue.fromConfig else { return false }
+            guard let same = new.firstIndex(where: { $0.0 == cue.label && $0.1 == cue.message }) else { return true }
+            new.remove(at: same)
+            return false
+        }
+        for (label, message, ahead) in new { _ = add(label, message, ahead: ahead, fromConfig: true) }
     }
 
     static func order(_ label: TimecodeAddress) -> Int {
@@ -66,6 +79,7 @@ public struct CueBook: Sendable {
     public mutating func due(position: Double, rate: TimecodeRate, epoch: UInt32) -> [Cue] {
         let lookahead = TimecodeExchange.lookaheadSeconds * rate.framesPerSecond
         var due: [Cue] = []
+        settleFresh(position: position, rate: rate)
         for i in cues.indices where cues[i].state == .armed {
             let n = Double(cues[i].label.frameNumber(rate: rate))
             guard n <= position + lookahead else { break }
@@ -76,11 +90,26 @@ public struct CueBook: Sendable {
         return due
     }
 
+    /// Cues just set are armed, or passed if the timecode is already beyond them (a reload at
+    /// 01:20:00 does not fire the show's first hour at once); a label the rate does not have
+    /// (01:00:10:27 at 25 fps) is passed too: it never comes.
+    mutating func settleFresh(position: Double, rate: TimecodeRate) {
+        for i in cues.indices {
+            guard cues[i].label.isInRange(rate: rate) else {
+                cues[i].state = .passed
+                continue
+            }
+            if cues[i].state == .fresh {
+                cues[i].state = Double(cues[i].label.frameNumber(rate: rate)) < position.rounded(.down) ? .passed : .armed
+            }
+        }
+    }
+
     /// The position at which the next armed cue is due (`due`), infinity when there is none.
     public func horizon(rate: TimecodeRate) -> Double {
         let lookahead = TimecodeExchange.lookaheadSeconds * rate.framesPerSecond
         var first = Double.infinity
-        for cue in cues where cue.state == .armed {
+        for cue in cues where (cue.state == .armed || cue.state == .fresh) && cue.label.isInRange(rate: rate) {
             let n = Double(cue.label.frameNumber(rate: rate))
             if n - lookahead > first { break }
             first = min(first, cue.ahead ? n - lookahead : n)
@@ -96,7 +125,12 @@ public struct CueBook: Sendable {
                                 runSeconds: (Cue) -> Double?) -> [Cue] {
         var joining: [Cue] = []
         let backwards = to < from
+        self.epoch = epoch
         for i in cues.indices {
+            guard cues[i].label.isInRange(rate: rate) else {
+                cues[i].state = .passed
+                continue
+            }
             let n = Double(cues[i].label.frameNumber(rate: rate))
             if n >= to.rounded(.down) {
                 cues[i].state = .armed

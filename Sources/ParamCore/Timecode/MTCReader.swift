@@ -2,8 +2,9 @@
 /// positions, full-frame messages (`F0 7F 7F 01 01 hh mm ss ff F7`) read as a standing locate.
 /// By the MMA's convention the 8 pieces of a group span two frames and encode the frame on which
 /// piece 0 was sent, so piece k sounds k quarter frames into that frame. A group is known whole
-/// only at piece 7; until then each piece is placed on the group after the last one known (two
-/// frames on), and a group that turns out otherwise is told as what it is, at piece 7.
+/// only at piece 7; until then each piece is placed on the group after the last whole one (two
+/// frames on), and a group that turns out otherwise is told as what it is, at piece 7. After a
+/// piece out of order nothing is placed until the next whole group.
 /// Audio thread only; no allocation.
 public struct MTCReader: Sendable {
     /// The nibbles of the group being received, by piece.
@@ -39,7 +40,10 @@ public struct MTCReader: Sendable {
         if piece == 0 {
             nextPiece = 0
         } else if piece != nextPiece {
-            nextPiece = -1  // out of order (reverse play, a lost message): wait for the next group
+            // Out of order (reverse play, a lost message): nothing is placed until a group is
+            // whole again, so a lost piece cannot put a point two frames off the line.
+            nextPiece = -1
+            expected = nil
             return
         }
         nibbles[piece] = nibble

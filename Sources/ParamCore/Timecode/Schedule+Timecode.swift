@@ -15,7 +15,10 @@ extension Schedule {
         entry.time = begun
         entry.frame = max(begun, periodStart)
         entry.waitsForTime = false
-        if !entry.timed.placement.isNone { timeline.place(&entry) }
+        if !entry.timed.placement.isNone {
+            timeline.place(&entry)
+            entry.time = entry.frame  // moved onto the grid: it starts there, not joined
+        }
     }
 
     /// Realtime-safe. Removes and returns the first waiting command sent before the last locate

@@ -17,8 +17,13 @@ struct TimecodeClock {
     var speed = 0.0
     /// The renderer frame of the last point heard.
     var heardFrame = 0.0
-    /// LTC: the point before this one, to measure the rate by.
+    /// Heard at least once: only then can a point resume where the timecode stood.
+    var heardEver = false
+    /// LTC: the point before this one, to measure the rate by; another rate measured, and in how
+    /// many words in a row.
     var first: TimecodeObservation? = nil
+    var otherRate: TimecodeRate? = nil
+    var otherRateWords = 0
     var firstFrame = 0.0
     /// The horizon already reported (once each).
     var reportedHorizon = -Double.infinity
@@ -66,7 +71,7 @@ struct TimecodeClock {
         let sinceHeard = frame - heardFrame
         let jumped = !running || rateChanged || n < expected - 0.5 || n > expected + pointRate.framesPerSecond
         // Resumed after standing where it stood (a DAW that stopped, then played on): no locate.
-        let resumed = !running && !rateChanged && n >= anchorNumber - 0.5 && n <= anchorNumber + pointRate.framesPerSecond
+        let resumed = heardEver && !running && !rateChanged && n >= anchorNumber - 0.5 && n <= anchorNumber + pointRate.framesPerSecond
         if running && !jumped && sinceHeard > 0 && sinceHeard < 4 / nominal {
             // The speed from the last two points, smoothed: LTC's edges land within a sample or
             // two, so one frame's measure is within 0.1 %.
@@ -79,6 +84,7 @@ struct TimecodeClock {
         anchorNumber = n
         anchorFrame = frame
         heardFrame = frame
+        heardEver = true
         running = true
         if jumped && !resumed {
             locate(from: from, to: n)
@@ -87,9 +93,10 @@ struct TimecodeClock {
         return false
     }
 
-    /// The rate of `point`: the one asked for, else the one MTC names, else (LTC) the one two
-    /// points in a row measure (so a tape of another rate is followed), else the one known. nil
-    /// while measuring.
+    /// The rate of `point`: the one asked for, else the one MTC names, else (LTC) the one known
+    /// while the labels fit it, else the one two points in a row measure. A known rate gives way
+    /// to a measured one only after `rateEvidence` words in a row say so (another tape), never to
+    /// one pair: a cycle JACK skipped stretches the samples between two words.
     @_noLocks
     mutating func rateOf(_ point: TimecodeObservation, atFrame frame: Double, sampleRate: Double) -> TimecodeRate? {
         if let asked = exchange.askedRate { return asked }
@@ -98,14 +105,26 @@ struct TimecodeClock {
             first = point
             firstFrame = frame
         }
+        var measured: TimecodeRate? = nil
         if let first, frame > firstFrame, first.quarters == point.quarters {
-            let measured = TimecodeRate.nearest(framesPerSecond: sampleRate / (frame - firstFrame), dropFrame: point.dropFrame)
-            if first.label.isInRange(rate: measured), point.label.isInRange(rate: measured),
-               point.label.frameNumber(rate: measured) == first.label.frameNumber(rate: measured) &+ 1 { return measured }
+            let rate = TimecodeRate.nearest(framesPerSecond: sampleRate / (frame - firstFrame), dropFrame: point.dropFrame)
+            if first.label.isInRange(rate: rate), point.label.isInRange(rate: rate),
+               point.label.frameNumber(rate: rate) == first.label.frameNumber(rate: rate) &+ 1 { measured = rate }
         }
-        if let rate, point.label.isInRange(rate: rate), point.dropFrame == (rate == .fps2997DropFrame) { return rate }
-        return nil
+        guard let rate, point.label.isInRange(rate: rate), point.dropFrame == (rate == .fps2997DropFrame) else {
+            return measured  // none known, or the labels do not fit it
+        }
+        guard let measured, measured != rate else {
+            otherRateWords = 0
+            return rate
+        }
+        otherRateWords = measured == otherRate ? otherRateWords &+ 1 : 1
+        otherRate = measured
+        return otherRateWords >= Self.rateEvidence ? measured : rate
     }
+
+    /// Words in a row that must measure another rate before it replaces the known one.
+    static var rateEvidence: Int { 8 }
 
     @_noLocks
     mutating func locate(from: Double, to position: Double) {
@@ -135,8 +154,12 @@ struct TimecodeClock {
         exchange.publish(position: position, rate: rate, locked: running, epoch: epoch)
     }
 
+    /// Realtime-safe. The state is published before the report is pushed (the ring's releasing
+    /// push orders the relaxed stores before it): the control side, woken by a report, reads the
+    /// position and epoch the report speaks of, never older ones.
     @_noLocks
     func report(_ kind: TimecodeReport.Kind, position: Double, from: Double) {
+        exchange.publish(position: position, rate: rate, locked: running, epoch: epoch)
         _ = reports.push(TimecodeReport(kind: kind, position: position, from: from, rate: rate ?? .fps30, epoch: epoch))
     }
 }

@@ -51,7 +51,8 @@ public struct TimecodeExchange: Sendable {
 
     // MARK: Published by the audio side
 
-    /// Realtime-safe. The state at the end of a period.
+    /// Realtime-safe. The state at the end of a period, and before each report (relaxed: one
+    /// writer; a report's releasing push, or the next period, makes them visible together).
     @_noLocks
     public func publish(position: Double, rate: TimecodeRate?, locked: Bool, epoch: UInt32) {
         cells.storeDouble(Cell.position.rawValue, position)

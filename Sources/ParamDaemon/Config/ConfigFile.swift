@@ -103,7 +103,7 @@ struct ConfigFile: Equatable, Sendable {
         try reader.validateScenes(file.scenes, registry: file.registry)
         if let cueTables {
             file.cues = try CueConfig.parseAll(cueTables, text: text, path: path, rate: settings.timecodeRate,
-                                               routes: RouteTable(registry: file.registry))
+                                               registry: file.registry)
         }
         if file.given[SettingsTable.connectCV.key] != nil {
             for name in settings.connectCV.keys where file.registry.id(named: name).flatMap({ file.registry[$0].cv }) == nil {

@@ -14,9 +14,11 @@ struct CueConfig: Equatable, Sendable {
     var message: OSCMessage
 
     /// Reads the `at` array of tables; errors name the file, the line and `at[N].key`. Labels are
-    /// checked against `rate` (nil: 30 labels a second), addresses against `routes`.
+    /// checked against `rate` (nil: 30 labels a second), messages as `/at` checks them, against
+    /// the file's parameters.
     static func parseAll(_ value: TOMLValueConvertible, text: String, path: String, rate: TimecodeRate?,
-                         routes: RouteTable) throws(ConfigError) -> [CueConfig] {
+                         registry: ParameterRegistry) throws(ConfigError) -> [CueConfig] {
+        let probe = Controller(registry: registry)
         let lines = MIDIConfigLines(text, table: "at")
         guard let array = value.array else {
             throw ConfigError(path: path, line: lines.plainKey ?? lines.headers.first, key: "at",
@@ -39,8 +41,6 @@ struct CueConfig: Equatable, Sendable {
             guard let items = table["message"]?.array, let address = items.first?.string, address.hasPrefix("/") else {
                 throw fail("message", "must be an array whose first element is an OSC address, e.g. [\"/volume\", 0.0, 4]")
             }
-            guard routes.route(for: address) != nil else { throw fail("message", "unknown address \(address)") }
-            guard !address.hasPrefix("/at") else { throw fail("message", "\(address) cannot be a cue") }
             var arguments: [OSCArgument] = []
             for item in items.dropFirst() {
                 if let n = item.int {
@@ -55,7 +55,13 @@ struct CueConfig: Equatable, Sendable {
                     throw fail("message", "arguments are numbers, strings or booleans")
                 }
             }
-            cues.append(CueConfig(label: label, message: OSCMessage(address, arguments)))
+            let message = OSCMessage(address, arguments)
+            do throws(ControlError) {
+                try probe.checkCue(message)
+            } catch {
+                throw fail("message", error.reason)
+            }
+            cues.append(CueConfig(label: label, message: message))
         }
         return cues
     }

@@ -26,11 +26,12 @@ extension SettingsTable {
 
     static let freewheel = SettingSpec(
         key: "freewheel", valueName: "seconds", form: .number, reload: .live, default: 0.5,
-        help: "Seconds paramd runs on at the timecode's last speed when it stops (cues still fire), 0…60",
+        help: "Seconds paramd runs on at the timecode's last speed when it stops (cues still fire), 0.1…60",
         field: \.freewheelSeconds, given: { $0.freewheel.map(SettingInput.text) },
         parse: { (input) throws(SettingProblem) in
             let seconds = try SettingParse.number(input)
-            guard (0...60).contains(seconds) else { throw SettingProblem("must be from 0 to 60 seconds (got \(seconds))") }
+            // At least a few frames: less would lose the lock between two LTC words.
+            guard (0.1...60).contains(seconds) else { throw SettingProblem("must be from 0.1 to 60 seconds (got \(seconds))") }
             return seconds
         })
 }

@@ -89,6 +89,26 @@ enum TimecodeDayOrder {
         for k in 0..<8 { #expect(got[1 + k] == TimecodeObservation(label: second, quarters: k, offset: 80 + 10 * k, dropFrame: false, rate: rate)) }
     }
 
+    /// A piece lost: nothing is placed until a group is whole again, so no point lands two
+    /// frames off the line (a false locate).
+    @Test func aLostPieceIsNotPlacedOnTheLine() {
+        let points = TimecodeObservations()
+        defer { points.deallocate() }
+        var reader = MTCReader()
+        let rate = TimecodeRate.fps30
+        let labels = [0, 2, 4].map { TimecodeAddress(frameNumber: 108_000 + Int64($0), rate: rate) }
+        var stream = Self.group(labels[0], rate) + Self.group(labels[1], rate) + Self.group(labels[2], rate)
+        stream.remove(at: 8 + 3)  // piece 3 of the second group
+        for (k, data) in stream.enumerated() {
+            var bytes: [UInt8] = [0xF1, data]
+            _ = reader.receive(&bytes, count: 2, offset: k, into: points)
+        }
+        let got = (0..<points.count).map { points[$0] }
+        // The first group's piece 7, the second's pieces 0…2, then only the third's piece 7.
+        #expect(got.map(\.label) == [labels[0], labels[1], labels[1], labels[1], labels[2]])
+        #expect(got.map(\.quarters) == [7, 0, 1, 2, 7])
+    }
+
     @Test func aFullFrameIsAStandingLocateAndOtherMIDIIsNotMTC() {
         let points = TimecodeObservations()
         defer { points.deallocate() }

@@ -47,12 +47,16 @@ struct TimecodeRig {
         return Int((tape.base + Double(n - tape.first) * tape.samplesPerFrame).rounded())
     }
 
+    /// The daemon looks at the cues due after every wake: a report, or a packet (`cue`).
+    var woken = false
+
     /// Adds a cue, as `/at` does.
     @discardableResult
     mutating func cue(_ label: String, _ address: String, _ args: [OSCArgument]) -> ControlResult {
         let route = controller.parameters.routes.route(for: "/at")!
         let result = controller.handle(OSCMessage("/at", [.string(label), .string(address)] + args), route: route) { _ in 0 }
         #expect(result.error == nil, "\(result.error ?? "")")
+        woken = true
         return result
     }
 
@@ -91,14 +95,19 @@ struct TimecodeRig {
         }
     }
 
-    /// After a period, as the daemon's control thread: reports, then the cues due.
+    /// After a period, as the daemon's control thread when woken (a report, or a packet): the
+    /// reports, then the cues due. Not woken, it does nothing.
     private mutating func controlSide() {
         while let report = scene.renderer.timecodeReports.pop() {
+            woken = true
             let (firing, said) = controller.timecodeReport(report, askedRate: nil)
             if let said { news.append(said) }
             for f in firing { fire(f) }
         }
-        for f in controller.dueCues(scene.renderer.handles.timecode) { fire(f) }
+        if woken {
+            for f in controller.dueCues(scene.renderer.handles.timecode) { fire(f) }
+            woken = false
+        }
         while scene.renderer.events.pop() != nil {}
         while scene.renderer.updates.pop() != nil {}
     }

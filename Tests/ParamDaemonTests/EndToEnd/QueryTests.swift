@@ -18,10 +18,14 @@ struct QueryTests {
                                                "midi_received", "midi_started", "midi_feedback", "midi_dropped",
                                                "midi_in_links", "midi_out_links", "server",
                                                "timeline", "tempo", "beat", "beat_frame", "link_peers",
+                                               "tc", "tc_fps", "tc_source", "tc_locked",
                                                "refused", "open", "version"])
         #expect(status.statusPairs["timeline"] == .string("internal"))
         #expect(status.statusPairs["tempo"] == .float32(120))
         #expect(status.statusPairs["link_peers"] == .int32(0))
+        // Without timecode (SPEC §18): no label, rate 0, source off, not locked.
+        #expect(status.statusPairs["tc"] == .string("") && status.statusPairs["tc_fps"] == .float32(0))
+        #expect(status.statusPairs["tc_source"] == .string("off") && status.statusPairs["tc_locked"] == .int32(0))
         let s = status.statusPairs
         #expect(s["sample_rate"] == .int32(48000))
         #expect(s["buffer_size"] == .int32(256))
