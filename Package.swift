@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "JackTool",
             dependencies: [
-                "ParamCore", "ParamSystem", "CJack", "CLTC",
+                "ParamCore", "ParamSystem", "ParamLTC", "CJack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Ableton Link (SPEC §14) behind a C ABI of paramd's own: Debian's ableton-link-dev

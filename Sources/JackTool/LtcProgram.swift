@@ -1,5 +1,5 @@
 import CJack
-import CLTC
+import ParamLTC
 import Glibc
 import ParamCore
 import Synchronization
@@ -59,78 +59,27 @@ struct LtcEncoding {
     /// Linear peak of the output (from --volume-dbfs).
     let peak: Float
 
-    /// LTC_TV_STANDARD for the rate: it places the parity and binary group flag bits.
-    var standard: LTC_TV_STANDARD {
-        switch rate {
-        case .fps24: LTC_TV_FILM_24
-        case .fps25: LTC_TV_625_50
-        case .fps2997DropFrame, .fps30: LTC_TV_525_60
-        }
-    }
-
-    /// Main thread. `frameCount` LTC frames from frame number `first`, encoded by libltc with
-    /// its sample rate at jack rate / speed; nil if libltc fails. libltc counts the labels
-    /// (drop-frame skipping included); each is checked against `TimecodeAddress`, and a
-    /// mismatch is logged.
+    /// Main thread. `frameCount` LTC frames from frame number `first` (`LTCWriter`: libltc at
+    /// jack rate / speed, its labels checked against `TimecodeAddress`, a mismatch logged), in
+    /// memory the audio thread reads; nil if libltc fails.
     func segment(first: Int64, frameCount: Int) -> UnsafeMutablePointer<LtcSegment>? {
-        let encoderRate = jackSampleRate / speed
-        // 30000/1001 for 29.97df: libltc sets the drop-frame bit for any fps that rounds to 29.97.
-        guard frameCount > 0, let encoder = ltc_encoder_create(encoderRate, rate.framesPerSecond, standard, 0) else { return nil }
-        defer { ltc_encoder_free(encoder) }
-        _ = ltc_encoder_set_volume(encoder, 0)  // 1…255 around 128: the whole 8-bit range, scaled to `peak` below
-        let frameCapacity = Int((encoderRate / rate.framesPerSecond).rounded(.up)) + 1
-        let capacity = frameCapacity * frameCount
-        let samples = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
-        let offsets = UnsafeMutablePointer<Int>.allocate(capacity: frameCount)
-        var time = smpteTime(TimecodeAddress(frameNumber: first, rate: rate))
-        ltc_encoder_set_timecode(encoder, &time)
-        let scale = peak / 127
-        var sampleCount = 0
-        var mismatches = 0
-        for index in 0..<frameCount {
-            let label = TimecodeAddress(frameNumber: first + Int64(index), rate: rate)
-            ltc_encoder_get_timecode(encoder, &time)
-            if !matches(time, label) {
-                if mismatches == 0 { log("libltc labels frame \(index) \(address(time)), TimecodeAddress \(label)") }
-                mismatches += 1
-            }
-            ltc_encoder_encode_frame(encoder)
-            var bytes: UnsafeMutablePointer<ltcsnd_sample_t>? = nil
-            let length = Int(ltc_encoder_get_bufferptr(encoder, &bytes, 1))
-            guard let bytes, length > 0, sampleCount + length <= capacity else {
-                log("libltc gave \(length) samples for frame \(index)")
-                samples.deallocate()
-                offsets.deallocate()
-                return nil
-            }
-            offsets[index] = sampleCount
-            for i in 0..<length { (samples + sampleCount + i).initialize(to: (Float(bytes[i]) - 128) * scale) }
-            sampleCount += length
-            _ = ltc_encoder_inc_timecode(encoder)
+        guard let encoded = LTCWriter(rate: rate).encode(first: first, frames: frameCount, sampleRate: jackSampleRate,
+                                                         speed: speed, peak: peak) else {
+            log("libltc could not encode \(frameCount) frames")
+            return nil
         }
-        if mismatches > 0 { log("\(mismatches) of \(frameCount) labels differ between libltc and TimecodeAddress") }
+        if let first = encoded.firstMismatch {
+            log(first)
+            log("\(encoded.mismatches) of \(frameCount) labels differ between libltc and TimecodeAddress")
+        }
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: encoded.samples.count)
+        samples.initialize(from: encoded.samples, count: encoded.samples.count)
+        let offsets = UnsafeMutablePointer<Int>.allocate(capacity: frameCount)
+        offsets.initialize(from: encoded.starts, count: frameCount)
         let segment = UnsafeMutablePointer<LtcSegment>.allocate(capacity: 1)
-        segment.initialize(to: LtcSegment(samples: samples, sampleCount: sampleCount, frameOffsets: offsets,
+        segment.initialize(to: LtcSegment(samples: samples, sampleCount: encoded.samples.count, frameOffsets: offsets,
                                           frameCount: frameCount, firstFrameNumber: first))
         return segment
-    }
-
-    private func smpteTime(_ label: TimecodeAddress) -> SMPTETimecode {
-        var time = SMPTETimecode()
-        time.hours = UInt8(label.hours)
-        time.mins = UInt8(label.minutes)
-        time.secs = UInt8(label.seconds)
-        time.frame = UInt8(label.frames)
-        return time
-    }
-
-    private func matches(_ time: SMPTETimecode, _ label: TimecodeAddress) -> Bool {
-        Int(time.hours) == label.hours && Int(time.mins) == label.minutes && Int(time.secs) == label.seconds
-            && Int(time.frame) == label.frames
-    }
-
-    private func address(_ time: SMPTETimecode) -> TimecodeAddress {
-        TimecodeAddress(hours: Int(time.hours), minutes: Int(time.mins), seconds: Int(time.secs), frames: Int(time.frame))
     }
 }
 

@@ -29,8 +29,8 @@ public final class TimecodeRig: @unchecked Sendable {
     public init(withRenderer: Bool) {
         self.withRenderer = withRenderer
         let writer = LTCWriter(rate: .fps25)
-        samples = writer.encode(from: TimecodeAddress(hours: 1, minutes: 0, seconds: 0, frames: 0), frames: 25 * 600,
-                                sampleRate: 48_000).samples
+        samples = writer.encode(first: TimecodeAddress(hours: 1, minutes: 0, seconds: 0, frames: 0).frameNumber(rate: .fps25),
+                                frames: 25 * 600, sampleRate: 48_000, peak: 0.125)!.samples
         reader = LTCReader(sampleRate: 48_000)
         floor = ctf_decoder_create(48_000 / 25)!
         var registry = ParameterRegistry.builtIn
