@@ -5,7 +5,8 @@
 /// Once a tag is placed the anchor is held for `holdSeconds`, so tags close in time keep
 /// exact distances; a held anchor older than that is given up when it drifts more than
 /// `holdLimit` from JACK's clock. A reading more than half a period from the prediction
-/// (a late callback, a gap) is not believed; `patience` of them in a row re-anchor.
+/// (a late callback, a gap) is not believed; `patience` of them in a row re-anchor, or, while
+/// an anchor is held, are taken as a jump that the held anchor stays through.
 /// docs/ARCHITECTURE.md explains the design and its measurements.
 public struct FrameClock: Sendable {
     /// The mapping in force: a cycle's first frame and its start.
@@ -58,11 +59,16 @@ public struct FrameClock: Sendable {
         }
         // Compared in 2⁻³² frames, as integers: no `.rodata` mask for a `magnitude` (Math).
         let jump = Self.deviationUnits(cycleStart, frame, from: lastTime, lastFrame, rate: rate)
+        var jumped = afterJump
         if !afterJump && jump.magnitude >= UInt64(max(periodFrames, 1)) &<< 31 {  // half a period
             rejected &+= 1
             disagreements &+= 1
-            if disagreements >= Self.patience { reanchor(cycleStart, frame, rate) }
-            return
+            guard disagreements >= Self.patience else { return }
+            // The clock keeps its new distance from the counter: PipeWire's counter can step
+            // against its clock at a quantum change with no step of its own to show it. A held
+            // anchor stays through that as through a jump; one not held re-anchors.
+            guard frame < holdUntil else { return reanchor(cycleStart, frame, rate) }
+            jumped = true
         }
         disagreements = 0
         lastTime = cycleStart
@@ -72,7 +78,7 @@ public struct FrameClock: Sendable {
         if frame < holdUntil {
             // A young anchor is kept whatever JACK's loop does meanwhile; an older one only
             // while it drifts less than `holdLimit` from JACK's clock since the last jump.
-            if afterJump { heldJumpUnits = error }
+            if jumped { heldJumpUnits = error }
             if frame &- anchorFrame < UInt64(Double(sampleRate) * Self.holdSeconds) { return }
             let drift = Int64(clamping: Int128(error) - Int128(heldJumpUnits))
             guard drift.magnitude > UInt64(Self.holdLimit * 4_294_967_296) else { return }

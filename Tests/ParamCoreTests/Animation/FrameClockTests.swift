@@ -199,6 +199,38 @@ import Testing
         #expect(placedAfter.allSatisfy { abs($0) <= 0.5 + 1e-6 }, "\(placedAfter.map { abs($0) }.max() ?? 0)")
     }
 
+    @Test func aHeldAnchorStaysThroughALastingStepOfTheClockAgainstTheCounter() throws {
+        // Seen on PipeWire at a 1024 → 128 quantum change: the counter kept pace while the
+        // clock moved on by 896 frames, with no step of the counter to flag it. Tags 1000
+        // frames apart all along (the anchor held) keep their distances through it; once
+        // they stop and the hold ends, a tag lands on the moved clock's frame.
+        let clock = SyntheticClock(rate: 48000)
+        let step = 896.0 / 48000
+        var fc = FrameClock()
+        var placed: [Int64] = []
+        var afterHold: Double? = nil
+        for c in 0..<400 {
+            let frame = UInt64(c * Self.period)
+            let extra = c >= 100 ? step : 0
+            fc.observe(cycleStart: clock.tag(Double(frame), extra: extra), frame: frame, sampleRate: Self.nominal, periodFrames: Self.period)
+            let next = Double(placed.count * 1000 + 300)
+            if c < 200 && next < Double(frame) + Double(Self.period) {
+                let f = fc.frame(at: clock.tag(next))
+                fc.hold(placedAt: UInt64(max(f, 0)))
+                placed.append(f)
+            }
+            if c == 350 {
+                let tag = clock.tag(Double(frame) + 10, extra: step)
+                afterHold = Double(fc.frame(at: tag)) - clock.frame(of: tag, extra: step)
+            }
+        }
+        let distances = Set(zip(placed, placed.dropFirst()).map { $1 - $0 })
+        #expect(placed.count > 45 && distances == [1000], "\(placed.count) tags, distances \(distances.sorted())")
+        #expect(fc.reanchors == 1, "held, not re-anchored: \(fc.reanchors)")
+        #expect(fc.rejected == FrameClock.patience, "the readings of the streak: \(fc.rejected)")
+        #expect(abs(try #require(afterHold)) <= 0.5 + 1e-6, "after the hold: \(afterHold ?? .nan) frames from the clock")
+    }
+
     @Test func aJumpOfJacksLoopIsFollowedOnceTheHeldAnchorIsOlderThanTheHold() {
         // Measured: after a late wake-up JACK2's loop period went from 5333.5 to 5340 µs and
         // took a second to come back (0.3 frames a cycle). Modelled as 6.5 µs more per cycle
