@@ -218,10 +218,13 @@ public struct Renderer: @unchecked Sendable {
                                 local: UnsafePointer<LocalAnimation>? = nil, localCount: Int = 0,
                                 timecode points: TimecodeObservations? = nil) {
         reporting.endsWanted = reportValues
+        let unmoved = jackFrames.position
         jackFrames.follow(jackFrame, frames: frames, counters: counters)
         let start = jackFrames.position
         let end = start &+ UInt64(frames)
-        if let points, points.count > 0 { hearTimecode(points, periodStart: start) }
+        if let points, points.count > 0 || schedule.timecode.deferred.count > 0 {
+            hearTimecode(points, periodStart: start, moved: Int64(bitPattern: start &- unmoved), pending: jackFrames.unconfirmedSkip)
+        }
         if let cycle {
             schedule.clock.observe(cycleStart: cycle.cycleStart, frame: start, sampleRate: Int(sampleRate), periodFrames: frames,
                                    afterJump: jackFrames.counterJumped)

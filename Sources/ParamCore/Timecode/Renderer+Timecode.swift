@@ -3,16 +3,35 @@
 /// A locate drops the cues sent before it (each reported as not finished, as a cancelled
 /// command is); the control side sends what the new position needs.
 extension Renderer {
-    /// Realtime-safe. The points heard in the period starting on renderer frame `start`.
+    /// Realtime-safe. The points heard in the period starting on renderer frame `start`. `moved`:
+    /// how far `JackFrameFollower` moved the renderer's frames at this period's top (a skip
+    /// taken, or frames taken back); `pending`: the skip it still waits to confirm. While one
+    /// waits, the points are kept (`DeferredTimecodePoints`) and heard once it is settled.
     @_noLocks
-    mutating func hearTimecode(_ points: TimecodeObservations, periodStart start: UInt64) {
+    mutating func hearTimecode(_ points: TimecodeObservations, periodStart start: UInt64, moved: Int64, pending: Int64) {
         var located = false
+        // Points kept from periods that waited on a skip, first: heard where it put them.
+        if pending == 0 || moved != 0 {
+            var k = 0
+            while k < schedule.timecode.deferred.count {
+                let kept = schedule.timecode.deferred.entries[k]
+                let frame = kept.frame + Double(DeferredTimecodePoints.shift(pending: kept.pending, moved: moved))
+                if schedule.timecode.hear(kept.point, atFrame: frame, sampleRate: sampleRate) { located = true }
+                k &+= 1
+            }
+            schedule.timecode.deferred.clear()
+        }
         var i = 0
         let count = points.count
         while i < count {
             let point = points[i]
             i &+= 1
-            if schedule.timecode.hear(point, atFrame: Double(start) + Double(point.offset), sampleRate: sampleRate) { located = true }
+            let frame = Double(start) + Double(point.offset)
+            if pending != 0 {
+                schedule.timecode.deferred.keep(point, atFrame: frame, pending: pending)
+            } else if schedule.timecode.hear(point, atFrame: frame, sampleRate: sampleRate) {
+                located = true
+            }
         }
         if located { dropStaleCues() }
     }

@@ -21,19 +21,25 @@ struct TimecodeClock {
     var heardEver = false
     /// LTC: the point before this one, to measure the rate by; another rate measured, and in how
     /// many words in a row.
-    var first: TimecodeObservation? = nil
+    var first: (point: TimecodeObservation, frame: Double)? = nil
     var otherRate: TimecodeRate? = nil
     var otherRateWords = 0
-    var firstFrame = 0.0
+    /// A point off the line, not yet believed: its frame number and renderer frame.
+    var suspect: (number: Double, frame: Double)? = nil
     /// The horizon already reported (once each).
     var reportedHorizon = -Double.infinity
+    /// Points heard while the renderer's frames may lag JACK's (`Renderer.hearTimecode`).
+    var deferred = DeferredTimecodePoints()
 
     init(exchange: TimecodeExchange) {
         self.exchange = exchange
         reports = SPSCRing(capacity: 64)
     }
 
-    func deallocate() { reports.deallocate() }
+    func deallocate() {
+        reports.deallocate()
+        deferred.deallocate()
+    }
 
     /// Realtime-safe. The frame number sounding on renderer frame `frame`, while there is one.
     @_noLocks @inline(__always)
@@ -68,11 +74,16 @@ struct TimecodeClock {
             return moved
         }
         let expected = number(atFrame: frame)
+        let belief = believes(n, atFrame: frame, expected: expected, nominal: nominal, rateChanged: rateChanged)
+        guard belief != .notYet else { return false }
+        // A shift just confirmed is a step, not a speed: the slope is not measured across it.
+        let shifted = belief == .confirmedShift
         let sinceHeard = frame - heardFrame
-        let jumped = !running || rateChanged || n < expected - 0.5 || n > expected + pointRate.framesPerSecond
+        // Back by more than a frame and a half: a few skipped cycles of the source (a stretch) are less.
+        let jumped = !running || rateChanged || n < expected - 1.5 || n > expected + pointRate.framesPerSecond
         // Resumed after standing where it stood (a DAW that stopped, then played on): no locate.
         let resumed = heardEver && !running && !rateChanged && n >= anchorNumber - 0.5 && n <= anchorNumber + pointRate.framesPerSecond
-        if running && !jumped && sinceHeard > 0 && sinceHeard < 4 / nominal {
+        if running && !jumped && !shifted && sinceHeard > 0 && sinceHeard < 4 / nominal {
             // The speed from the last two points, smoothed: LTC's edges land within a sample or
             // two, so one frame's measure is within 0.1 %.
             let measured = (n - number(atFrame: heardFrame)) / sinceHeard
@@ -93,6 +104,32 @@ struct TimecodeClock {
         return false
     }
 
+    /// Realtime-safe. Whether point `n` heard on `frame` moves the line. While running, one off
+    /// the line by more than `suspectSamples` (LTC's edges land within two) is believed only
+    /// when the next point agrees with it: a word placed a period off after an xrun is passed
+    /// over, and a locate takes effect on its second word.
+    @_noLocks
+    mutating func believes(_ n: Double, atFrame frame: Double, expected: Double, nominal: Double, rateChanged: Bool) -> Belief {
+        let tolerance = Self.suspectSamples * nominal  // in timecode frames
+        guard running, !rateChanged, abs(n - expected) > tolerance else {
+            suspect = nil
+            return .onLine
+        }
+        if let s = suspect, frame > s.frame, abs((n - s.number) - (frame - s.frame) * nominal) <= tolerance {
+            suspect = nil
+            return .confirmedShift
+        }
+        suspect = (n, frame)
+        return .notYet
+    }
+
+    /// What `believes` makes of a point: on the line (or nothing to check it against), off it
+    /// and agreeing with the suspect before it, or off it alone (kept as the suspect).
+    enum Belief { case onLine, confirmedShift, notYet }
+
+    /// How far, in samples, a point may lie off the line and still be believed at once.
+    static var suspectSamples: Double { 32 }
+
     /// The rate of `point`: the one asked for, else the one MTC names, else (LTC) the one known
     /// while the labels fit it, else the one two points in a row measure. A known rate gives way
     /// to a measured one only after `rateEvidence` words in a row say so (another tape), never to
@@ -102,14 +139,13 @@ struct TimecodeClock {
         if let asked = exchange.askedRate { return asked }
         if let named = point.rate { return named }
         defer {
-            first = point
-            firstFrame = frame
+            first = (point, frame)
         }
         var measured: TimecodeRate? = nil
-        if let first, frame > firstFrame, first.quarters == point.quarters {
-            let rate = TimecodeRate.nearest(framesPerSecond: sampleRate / (frame - firstFrame), dropFrame: point.dropFrame)
-            if first.label.isInRange(rate: rate), point.label.isInRange(rate: rate),
-               point.label.frameNumber(rate: rate) == first.label.frameNumber(rate: rate) &+ 1 { measured = rate }
+        if let first, frame > first.frame, first.point.quarters == point.quarters {
+            let rate = TimecodeRate.nearest(framesPerSecond: sampleRate / (frame - first.frame), dropFrame: point.dropFrame)
+            if first.point.label.isInRange(rate: rate), point.label.isInRange(rate: rate),
+               point.label.frameNumber(rate: rate) == first.point.label.frameNumber(rate: rate) &+ 1 { measured = rate }
         }
         guard let rate, point.label.isInRange(rate: rate), point.dropFrame == (rate == .fps2997DropFrame) else {
             return measured  // none known, or the labels do not fit it
@@ -133,12 +169,16 @@ struct TimecodeClock {
         report(.located, position: position, from: from)
     }
 
-    /// Realtime-safe. At a period's end (renderer frame `end`): freewheel runs out, the horizon
-    /// comes within reach, the state is published.
+    /// Realtime-safe. At a period's end (renderer frame `end`): freewheel runs out (no word heard,
+    /// believed or not, for `freewheel` seconds), the horizon comes within reach, the state is
+    /// published.
     @_noLocks
     mutating func endPeriod(atFrame end: Double, sampleRate: Double) {
-        if running && end - heardFrame > exchange.freewheelSeconds * sampleRate {
-            anchorNumber = number(atFrame: heardFrame + exchange.freewheelSeconds * sampleRate)
+        // A word kept as the suspect was heard too: words that keep arriving, each placed off
+        // the line by another skipped cycle, are timecode still playing, not a dropout.
+        let lastWord = max(heardFrame, suspect?.frame ?? heardFrame)
+        if running && end - lastWord > exchange.freewheelSeconds * sampleRate {
+            anchorNumber = number(atFrame: lastWord + exchange.freewheelSeconds * sampleRate)
             anchorFrame = end
             running = false
             report(.lost, position: anchorNumber, from: anchorNumber)

@@ -13,6 +13,12 @@ struct TimecodeRig {
     let rate: TimecodeRate
     /// Every frame of `cutoff`'s CV port from the first period rendered.
     var sounded: [Float] = []
+    /// JACK's frame counter: the first frame of the next cycle (cycles JACK runs without the
+    /// renderer, `skip`, move it on too), and of each period rendered.
+    var jack: UInt64 = 0
+    var periodJackFrames: [UInt64] = []
+    /// Samples to move the next point by (a word misplaced), once.
+    var nudge: Int? = nil
     var news: [TimecodeNews] = []
     /// The LTC playing: frame number `first` begins on renderer frame `base`, each frame
     /// `samplesPerFrame` long; nil: silence (a dropout).
@@ -31,7 +37,8 @@ struct TimecodeRig {
         scene.release()
     }
 
-    var frame: UInt64 { scene.renderer.framePosition }
+    /// Where the tape is placed and cues are judged: JACK's frame (the renderer's, but for skips).
+    var frame: UInt64 { jack }
     var cutoff: ParameterID { scene.members[0] }
 
     /// Plays LTC from `label` starting `afterFrames` from now, at `speed`.
@@ -64,11 +71,23 @@ struct TimecodeRig {
         for _ in 0..<periods {
             feedTape()
             let scene = self.scene
-            self.scene.renderer.render(frames: scene.period, in1: UnsafePointer(scene.in1), in2: UnsafePointer(scene.in1),
+            self.scene.renderer.render(frames: scene.period, jackFrame: UInt32(truncatingIfNeeded: jack),
+                                       in1: UnsafePointer(scene.in1), in2: UnsafePointer(scene.in1),
                                        out1: scene.out1, out2: scene.out2, cv: UnsafePointer(scene.cv), timecode: points)
             sounded += UnsafeBufferPointer(start: scene.cv[cutoff.index]!, count: scene.period)
+            periodJackFrames.append(jack)
+            jack += UInt64(scene.period)
             controlSide()
         }
+    }
+
+    /// JACK runs `cycles` cycles without the renderer (an xrun): the tape plays on unheard.
+    mutating func skip(cycles: Int) { jack += UInt64(cycles * scene.period) }
+
+    /// The JACK frame of the first sounded frame from `from` on (an index into `sounded`) whose
+    /// value differs from the one before it.
+    func firstChangeJackFrame(from: Int = 1) -> Int? {
+        firstChange(from: from).map { Int(periodJackFrames[$0 / scene.period]) + $0 % scene.period }
     }
 
     /// Renders until `frame` is rendered (whole periods).
@@ -88,8 +107,9 @@ struct TimecodeRig {
             if begins >= end { break }
             if begins >= start && k > tape.first {
                 let label = TimecodeAddress(frameNumber: k - 1, rate: rate)
-                points.append(TimecodeObservation(label: label, quarters: 4, offset: Int(begins - start),
+                points.append(TimecodeObservation(label: label, quarters: 4, offset: Int(begins - start) + (nudge ?? 0),
                                                   dropFrame: rate == .fps2997DropFrame))
+                nudge = nil
             }
             k += 1
         }

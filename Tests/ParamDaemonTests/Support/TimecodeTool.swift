@@ -61,6 +61,29 @@ final class TimecodePlayer: @unchecked Sendable {
         }
     }
 
+    /// Why a timecode frame beginning on `frame` cannot be expected on its sample, or nil when it
+    /// can. A cue is placed on the line through the words heard before it, and a word tells
+    /// where it lies only at its end: after a cycle JACK skipped (the tool's, which shifts the
+    /// signal on JACK's frames, or paramd's, which loses some of it) paramd needs two words that
+    /// agree to learn where the timecode now lies (docs/TIMECODE.md, "Skipped cycles"). So the
+    /// `words` words before `frame` must have come from the tool a word apart, and no xrun may be
+    /// stamped from two periods before them to `FrameTimeline.xrunLatePeriods` after `frame`.
+    func skipBefore(_ frame: Int64, words: Int = 2, in timeline: FrameTimeline) -> String? {
+        let starts = sequence.map(\.frame)
+        let spacings = zip(starts, starts.dropFirst()).map { $1 - $0 }.sorted()
+        guard !spacings.isEmpty else { return "the tool said no frames" }
+        let word = spacings[spacings.count / 2]
+        let from = frame - Int64(words) * word - 2 * Int64(periodFrames)
+        for (a, b) in zip(starts, starts.dropFirst()) where b > from && b <= frame && abs(b - a - word) > 8 {
+            return "the tool's word before \(b) took \(b - a) frames, not \(word)"
+        }
+        let until = frame + FrameTimeline.xrunLatePeriods * Int64(periodFrames)
+        if let xrun = timeline.xrunStamps.first(where: { $0 >= from && $0 <= until }) {
+            return "an xrun at \(xrun), in the words before \(frame)"
+        }
+        return nil
+    }
+
     /// Waits until the tool has played every segment: `quit` ends it once they are played.
     func waitUntilIdle(timeout: Duration = .seconds(90)) async throws {
         try input.send("quit")
