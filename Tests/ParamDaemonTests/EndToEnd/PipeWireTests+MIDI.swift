@@ -31,7 +31,7 @@ extension PipeWireTests {
     @Test func ccSevenAtOffsetHundredStartsTheVolumeAnimationOnThatFrame() async throws {
         let n = 960, target = 64.0 / 127
         let config = "[[midi]]\nparam = \"volume\"\ncc = 7\nchannel = 1\n"
-        let compared = try await Self.untilCovered("cc 7") { attempt in
+        let (compared, _) = try await Self.untilCovered("cc 7") { attempt in
             let rig = try await PipeWireRig.start("pw-cc7-\(attempt)", config: config)
             let sender = try await Self.midiTool(rig.pipewire, name: "midi-pw-cc7", connect: ["\(rig.name):midi_in"], send: [(40, 100, [0xB0, 7, 64])])
             try await sender.waitUntilSent()

@@ -86,15 +86,16 @@ extension PipeWireTests {
     /// first change, sounds late and is not compared). Then the single tag lands on the frame
     /// PipeWire's clock gives its time: within ½ frame, plus 2 µs for the two measurements of
     /// the system-to-JACK clock offset (paramd's and this test's), as MultiHostTests places tags
-    /// on jackd. A recording with no pair across a change (a step in each change's skip) is
-    /// made again, at most three times; so is one that placed fewer than 43 of the 47 pairs, or
-    /// lost the single tag's change (PipeWire ran stretches without the recorder: coverage,
-    /// never wrong values). paramd's process callback allocates nothing meanwhile.
+    /// on jackd. A recording that caught too little to show that is made again, at most four
+    /// times: no pair across a change (a step in each change's skip), no step under one of the
+    /// four quanta, fewer than half the pairs, or the single tag's change lost (PipeWire ran
+    /// stretches without the recorder: coverage, never wrong values). paramd's process callback
+    /// allocates nothing meanwhile.
     @Test func taggedBundlesAThousandFramesApartStartExactlyAThousandFramesApartAcrossQuantumChanges() async throws {
         let count = 48, spacing: Int64 = 1000
         let values = (1...count).map { Float($0) / 128 }
         let single: Float = 0.875
-        for attempt in 1...3 {
+        for attempt in 1...4 {
             let (timeline, singleTag, offset, lateSends, allocations) = try await Self.recordTags(values, spacing: Int(spacing), single: single)
             let frames = Self.steps(timeline, from: 1, through: values)
             var distances: [Int64] = [], across = 0
@@ -112,12 +113,13 @@ extension PipeWireTests {
                           + "\(frames.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")); \(timeline.description)")
             let last = frames.last ?? nil
             let landed = timeline.change(from: values[count - 1], to: single, after: last ?? Int64.min)
-            // Caught too little (no pair across a change, steps lost in gaps, or the single tag's
-            // change in a stretch PipeWire ran without the recorder): record again.
-            if (across == 0 || distances.count < count - 5 || landed == nil) && attempt < 3 { continue }
+            let quantaWithSteps = Set(found.compactMap { timeline.length(at: $0.frame) })
+            let enough = across >= 1 && quantaWithSteps == [256, 1024, 128, 64] && distances.count >= count / 2 && landed != nil
+            if !enough && attempt < 4 { continue }  // caught too little: record again
             #expect(lengths == [256, 1024, 128, 64], "the quanta the recorder ran")
             #expect(lateSends == 0, "every bundle was sent well before its time")
-            #expect(distances.count >= count - 5, "\(distances.count) of \(count - 1) pairs recorded")
+            #expect(distances.count >= count / 2, "\(distances.count) of \(count - 1) pairs recorded")
+            #expect(quantaWithSteps == [256, 1024, 128, 64], "the grid crosses every change: steps under \(quantaWithSteps.sorted())")
             #expect(across >= 1, "a pair of steps lies across a quantum change")
             #expect(distances.allSatisfy { $0 == spacing }, "distances \(distances)")
             #expect(offGrid.isEmpty, "steps off the grid of the first: \(offGrid)")
