@@ -295,6 +295,21 @@ struct MIDITests {
                 "\(paramd.process.standardError)")
     }
 
+    /// Sends `events` into pd-kinds:midi_in from a new MIDI tool and returns the `/midi/learned`
+    /// that follows. Events in a cycle JACK ran without paramd are lost: when none came and the
+    /// server reported an xrun meanwhile, they are sent again (three tries); none without one fails.
+    static func learned(_ client: OSCClient, server: JackServer,
+                        sending events: [(period: Int, offset: Int, bytes: [UInt8])]) async throws -> OSCMessage? {
+        for attempt in 1...3 {
+            let sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: events)
+            let learned = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
+            let log = try await sender.stop()
+            if learned != nil || log.xruns == 0 || attempt == 3 { return learned }
+            TestLog.write("MIDI learn, attempt \(attempt): nothing learned, \(log.xruns) xrun(s) while sending: sent again")
+        }
+        return nil
+    }
+
     @Test func learnTakesOnlyTheKindAskedFor() async throws {
         let server = try JackServer.required()
         let (paramd, _) = try await ParamdProcess.start(server: server, name: "pd-kinds", home: "midi-learnkinds",
@@ -303,18 +318,13 @@ struct MIDITests {
         // cc14: a plain CC 74 (not an MSB of a pair) is passed over; CC 7 + 39 is learned as [7, 39].
         #expect(try await client.request("/midi/learn", [.string("volume"), .string("cc14")], reply: "/midi/learning")?.arguments
                 == [.string("volume"), .string("cc14")])
-        var sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"],
-                                             send: [(5, 0, [0xB0, 74, 1]), (8, 0, [0xB2, 7, 100]), (8, 0, [0xB2, 39, 5])])
-        let cc14 = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
-        _ = try await sender.stop()
+        let cc14 = try await Self.learned(client, server: server, sending: [(5, 0, [0xB0, 74, 1]), (8, 0, [0xB2, 7, 100]), (8, 0, [0xB2, 39, 5])])
         #expect(cc14?.arguments == [.string("volume"), .string("cc14"), .int32(7), .int32(3)])
         // nrpn: CCs and pitch bend are passed over; the NRPN sequence is learned, not its CC 99.
         #expect(try await client.request("/midi/learn", [.string("fine"), .string("nrpn")], reply: "/midi/learning") != nil)
-        sender = try await JackTool.midi(server: server, connect: ["pd-kinds:midi_in"], send: [
+        let nrpn = try await Self.learned(client, server: server, sending: [
             (5, 0, [0xB0, 74, 1]), (6, 0, [0xE0, 0, 64]),
             (8, 0, [0xB0, 99, 8]), (8, 1, [0xB0, 98, 0]), (8, 2, [0xB0, 6, 64]), (8, 3, [0xB0, 38, 0])])
-        let nrpn = await client.receive(until: "/midi/learned", timeout: .seconds(5))?.last
-        _ = try await sender.stop()
         #expect(nrpn?.arguments == [.string("fine"), .string("nrpn"), .int32(1024), .int32(1)])
         try client.send("/midi/map")
         let map = (await client.receive(until: "/midi/map/end"))?.filter { $0.address == "/midi/mapping" } ?? []

@@ -205,7 +205,7 @@ struct OSCQueryEndToEndTests {
     }
 
     @Test func timeTaggedBundlesOverTheWebSocketStartOnTheirFrames() async throws {
-        let found: ((a: Int64, b: Int64, first: Float?, second: Float?), FrameTimeline)? = try await recordUntilCovered("bundles over the WebSocket", attempts: 6) {
+        let found: ((a: Int64, b: Int64, first: Float?, second: Float?), FrameTimeline)? = try await recordUntilCovered("bundles over the WebSocket") {
             let server = try JackServer.required()
             let (paramd, http) = try await Self.start("paramd-ws-tags", server: server)
             let feeder = try await JackTool.feed(server: server, name: "feed-ws-tags", connect: ["paramd-ws-tags:in_1"], value: 1)

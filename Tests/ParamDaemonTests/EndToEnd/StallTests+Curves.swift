@@ -40,7 +40,7 @@ extension StallTests {
     @Test func curvesInFlightKeyframesSpringsMusicalTimeStaggerAndMorphAreOnJacksFramesAfterStalls() async throws {
         let extras = Mutex(Extras())
         // Eleven starts must each miss the gaps three stalls and their xruns leave: more tries.
-        let found = try await recordUntilCovered("curves across stalls", attempts: 6) {
+        let found = try await recordUntilCovered("curves across stalls") {
             try await Self.recordAcrossStalls("pd-stallcurve", config: Self.curveConfig, ports: Self.curvePorts,
                                               before: 0.5, after: 1.8, extras: extras) { client, recorder in
                 try client.send("/scene/morph", [.string("m0"), .string("m1")])

@@ -16,7 +16,8 @@ extension MultiHostTests {
 
     @Test func aNetJack2SlaveStartsTheCueOnTheMastersCycle() async throws {
         // A master with netmanager loaded logs xruns of its own (308 in one run under
-        // ThreadSanitizer); an onset in a recording gap is coverage, retried, never a wrong frame.
+        // ThreadSanitizer); an onset in a recording gap, or beside a cycle either server skipped
+        // (`skippedCycle`), is coverage: not judged, and an attempt with none judged is retried.
         for attempt in 1...3 {
             let placed = try await NetworkLab.with(hosts: 3) { lab -> Bool in
                 let (a, b, c) = (lab.hosts[0], lab.hosts[1], lab.hosts[2])
@@ -70,37 +71,17 @@ extension MultiHostTests {
                         return false
                     }
                     let latency = (Self.netLatency + 1) * Self.period
-                    var offsets: [Int64] = []
-                    for k in cue.tags.indices {
-                        let offset = carried[k] - own[k]
-                        var line = "NetJack2, onset \(k + 1): master's paramd at master frame \(own[k]), slave's carried back at \(carried[k]): \(offset) frames = \(Double(offset) / Double(Self.period)) periods"
-                        if let slaveOwn, let ts = onSlave.micros(of: slaveOwn[k]), let tm = onMaster.micros(of: own[k]) {
-                            line += String(format: "; on the slave's own clock its onset is %+.1f µs from the master's", ts - tm)
-                        }
-                        TestLog.write(line)
-                        // Measured here (jackd 1.9.21, -l 2): what the slave plays in its cycle n
-                        // reaches the master's from_slave port in the master's cycle n + L + 1, a
-                        // whole period at a time, so the NetJack2 latency is (L + 1)·period frames.
-                        // Each paramd starts the cue at the tag's instant on its own server's clock;
-                        // a slave's cycle times are when the master's packets reach it (its DLL
-                        // follows their arrival), so the slave's idea of "the frame for T" differs
-                        // from the master's by the slave's cycle lag and jitter: d frames, measured
-                        // −37…+10 (−0.8…+0.2 ms) on this loaded 2-core machine, varying from cue to
-                        // cue. So the carried onset is the latency give or take d: within one period
-                        // of it (the same NetJack2 cycle, not the same sample).
-                        let d = Int64(latency) - offset
-                        TestLog.write(String(format: "NetJack2, onset %d: carried back %lld frames after the master's = (L + 1)·%d − d, d = %lld frames (%.0f µs)",
-                                             k + 1, offset, Self.period, d, Double(d) * 1e6 / Double(Self.rate)))
-                        #expect(abs(d) < Int64(Self.period), "onset \(k + 1): \(offset) frames; NetJack2 latency \(latency) frames within one period")
-                        offsets.append(offset)
-                        if let slaveOwn, let ts = onSlave.micros(of: slaveOwn[k]), let tm = onMaster.micros(of: own[k]) {
-                            #expect(abs(ts - tm) <= 2000, "onset \(k + 1): slave \(ts - tm) µs from the master on their own clocks")
-                        }
+                    let offsets = cue.tags.indices.compactMap { k in
+                        Self.judgeOnset(k, attempt: attempt, own: own[k], carried: carried[k], slaveOwn: slaveOwn?[k],
+                                        master: onMaster, slave: onSlave)
                     }
-                    TestLog.write("NetJack2: carried-back offsets \(offsets) frames; latency \(latency) frames = \(Self.netLatency + 1) periods with -l \(Self.netLatency)")
+                    onMaster.expectEverySkipAnXrun("NetJack2, the master's recording")
+                    onSlave.expectEverySkipAnXrun("NetJack2, the slave's recording")
+                    TestLog.write("NetJack2: carried-back offsets \(offsets) frames (judged \(offsets.count) of \(cue.tags.count)); "
+                                  + "latency \(latency) frames = \(Self.netLatency + 1) periods with -l \(Self.netLatency)")
                     servers = []
                     await Self.stopNetJack2(lab, master: master, on: a, slave: slaveServer)
-                    return true
+                    return !offsets.isEmpty
                 } catch {
                     for child in children { _ = try? await child.stop() }
                     if servers.count == 2 { await Self.stopNetJack2(lab, master: servers[0], on: a, slave: servers[1]) }
@@ -110,7 +91,62 @@ extension MultiHostTests {
             }
             if placed { return }
         }
-        Issue.record("NetJack2: every attempt had an onset in a recording gap on the master")
+        let why = "each in a recording gap on the master, or beside a cycle a server skipped"
+        Issue.record("NetJack2: no attempt had an onset whose carried-back offset could be judged (\(why))")
+    }
+
+    /// Judges onset `k`: the slave's copy carried back to the master within one NetJack2 cycle
+    /// of the latency, and the slave's onset within 2 ms of the master's on their own clocks.
+    /// Returns the carried-back offset, or nil when `skippedCycle` sets the first check aside.
+    static func judgeOnset(_ k: Int, attempt: Int, own: Int64, carried: Int64, slaveOwn: Int64?,
+                           master: FrameTimeline, slave: FrameTimeline) -> Int64? {
+        let offset = carried - own
+        var line = "NetJack2, onset \(k + 1): master's paramd at master frame \(own), slave's carried back at \(carried): "
+            + "\(offset) frames = \(Double(offset) / Double(Self.period)) periods"
+        if let slaveOwn, let ts = slave.micros(of: slaveOwn), let tm = master.micros(of: own) {
+            line += String(format: "; on the slave's own clock its onset is %+.1f µs from the master's", ts - tm)
+            #expect(abs(ts - tm) <= 2000, "onset \(k + 1): slave \(ts - tm) µs from the master on their own clocks")
+        }
+        TestLog.write(line)
+        let window = (min(own, carried) - Int64(Self.rate / 2))..<(max(own, carried) + Int64(Self.period))
+        if let skipped = Self.skippedCycle(in: window, master, slave: slaveOwn, slave) {
+            TestLog.write("NetJack2, attempt \(attempt), onset \(k + 1): carried back \(offset) frames, not judged: \(skipped)")
+            return nil
+        }
+        // Measured here (jackd 1.9.21, -l 2): what the slave plays in its cycle n reaches the
+        // master's from_slave port in the master's cycle n + L + 1, a whole period at a time, so
+        // the NetJack2 latency is (L + 1)·period frames. Each paramd starts the cue at the tag's
+        // instant on its own server's clock; a slave's cycle times are when the master's packets
+        // reach it (its DLL follows their arrival), so the slave's "frame for T" differs from the
+        // master's by the slave's cycle lag and jitter: d frames, measured −58…+17 (−1.2…+0.4 ms)
+        // on this loaded 2-core machine, varying from cue to cue. So the carried onset is the
+        // latency give or take d: within one period of it (the same NetJack2 cycle).
+        let latency = Int64((Self.netLatency + 1) * Self.period)
+        let d = latency - offset
+        TestLog.write(String(format: "NetJack2, onset %d: carried back %lld frames after the master's = (L + 1)·%d − d, d = %lld frames (%.0f µs)",
+                             k + 1, offset, Self.period, d, Double(d) * 1e6 / Double(Self.rate)))
+        #expect(abs(d) < Int64(Self.period), "onset \(k + 1): \(offset) frames; NetJack2 latency \(latency) frames within one period")
+        return offset
+    }
+
+    /// Why an onset's carried-back offset cannot be judged, or nil when it can: an xrun either
+    /// server reported (stamped, or explaining a stretch its recording set aside) in `window` on
+    /// the master's counter, or in as long a stretch before the slave's onset on its own. A late
+    /// master cycle sends its packet late, the slave's DLL (which follows packet arrival) lags,
+    /// and the slave's "frame for T" moves by whole NetJack2 cycles until it settles again: d =
+    /// −280 in a CI run with 315 xruns, −543 and −504 here beside one, each onset still within
+    /// µs of the master's on their own clocks. Half a second back covers the DLL's settling.
+    static func skippedCycle(in window: Range<Int64>, _ master: FrameTimeline,
+                             slave slaveOnset: Int64?, _ slave: FrameTimeline) -> String? {
+        func xrun(_ timeline: FrameTimeline, _ range: Range<Int64>) -> Int64? {
+            timeline.xrunStamps.first(where: range.contains)
+                ?? timeline.skips.first { $0.xrun != nil && $0.frames.overlaps(range) }?.xrun
+        }
+        if let stamp = xrun(master, window) { return "the master reported an xrun at frame \(stamp)" }
+        guard let slaveOnset else { return nil }
+        let onSlave = (slaveOnset - Int64(window.count))..<(slaveOnset + Int64(Self.period))
+        if let stamp = xrun(slave, onSlave) { return "the slave reported an xrun at frame \(stamp)" }
+        return nil
     }
 
     /// Tears down a NetJack2 pair: jackd's own, not paramd's, so a hang here is logged and the

@@ -25,6 +25,10 @@ extension FrameTimeline {
     /// before the missing cycles (the server notices at the next cycle's start) to `xrunLatePeriods`
     /// after the stretch (libjack's notification thread runs when the machine lets it).
     static var xrunLatePeriods: Int64 { 16 }
+    /// How late, at most, in periods, an xrun's notification is taken for a stretch that no
+    /// stamp within `xrunLatePeriods` explains: the stamp is taken on libjack's notification
+    /// thread, an ordinary thread, which a loaded machine can hold back longer than that.
+    static var xrunLatestPeriods: Int64 { 200 }
 
     /// A 32-bit JACK frame (a stamp, a tool's `at frame F`) on this timeline's unwrapped counter.
     public func unwrapped(_ frame: UInt64) -> Int64 {
@@ -60,11 +64,21 @@ extension FrameTimeline {
             let start = i > 0 ? periods[i - 1].frames.lowerBound + Int64(periods[i - 1].length) : periods[i].frames.lowerBound
             let end = periods[i...j].map { $0.frames.lowerBound + Int64($0.length) }.max() ?? start
             let window = (min(start, end) - 2 * longest)...(max(start, end) + Self.xrunLatePeriods * longest)
+            let late = max(start, end)...(max(start, end) + Self.xrunLatestPeriods * longest)
             skips.append(Skip(frames: min(start, end)..<max(start, end), periods: j - i + 1,
-                              xrun: xruns.first { window.contains($0) }))
+                              xrun: xruns.first { window.contains($0) } ?? xruns.first { late.contains($0) }))
             i = j + 1
         }
         return skips
+    }
+
+    /// The stretches set aside that no xrun explains, but for those in the recording's last
+    /// `xrunLatePeriods` periods: their xrun can be stamped after the recorder stopped stamping
+    /// (seen twice in one CI run, each the recording's last gap); they stay set aside, unjudged.
+    public var unexplainedSkips: [Skip] {
+        guard let last = periods.last else { return [] }
+        let stampsUntil = last.frames.lowerBound + Int64(last.length) - Self.xrunLatePeriods * Int64(last.length)
+        return skips.filter { $0.xrun == nil && $0.frames.upperBound <= stampsUntil }
     }
 
     /// Holds the recording to the rule: records an issue for every stretch set aside with no
@@ -74,7 +88,7 @@ extension FrameTimeline {
     public func expectEverySkipAnXrun(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) -> [Skip] {
         guard recording.metadata.xrunFrames != nil else { return [] }
         let all = skips
-        let unexplained = all.filter { $0.xrun == nil }
+        let unexplained = unexplainedSkips
         if !unexplained.isEmpty {
             let list = unexplained.prefix(4).map(\.description).joined(separator: "; ")
             Issue.record("\(what): the recording set aside \(unexplained.count) stretch(es) JACK reported no xrun for, so nothing there can be judged: \(list) [\(description)]",

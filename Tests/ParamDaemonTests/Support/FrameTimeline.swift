@@ -278,7 +278,7 @@ public enum Coverage<Result> {
 /// is a failure, and nil. Before each new attempt it waits for a quiet second
 /// (`waitForQuietCycles`). A recording that covers enough is held to the one rule for
 /// recordings (`expectEverySkipAnXrun`): what was set aside must be where JACK reported xruns.
-public func recordUntilCovered<Result>(_ what: String, attempts: Int = 4,
+public func recordUntilCovered<Result>(_ what: String, attempts: Int = 6,
                                        _ attempt: () async throws -> Recording,
                                        measure: (FrameTimeline) -> Coverage<Result>) async throws -> (Result, FrameTimeline)? {
     for n in 1...attempts {
@@ -295,6 +295,46 @@ public func recordUntilCovered<Result>(_ what: String, attempts: Int = 4,
                 let quiet = await waitForQuietCycles(serverName: server)
                 TestLog.write("\(what): \(quiet ? "a second without xruns came" : "no second without xruns came"); attempt \(n + 1)")
             }
+        }
+    }
+    return nil
+}
+
+/// `recordUntilCovered` for a check made of parts that each need a stretch of the recording of
+/// their own, clear of skipped cycles: on a busy machine one recording seldom has every such
+/// stretch clear, so each part is measured in the first recording that covers it, and recording
+/// stops once every part has been (at most `attempts` times). As there, a part is never measured
+/// again because its value was wrong; a recording a part was measured in is held to
+/// `expectEverySkipAnXrun`; a part no recording covered is a failure, and the result nil.
+public func recordUntilEachCovered<Part: Hashable, Value>(_ what: String, parts: [Part], attempts: Int = 6,
+                                                          _ attempt: () async throws -> Recording,
+                                                          measure: (FrameTimeline) -> [Part: Coverage<Value>]) async throws -> [Part: Value]? {
+    var found: [Part: Value] = [:]
+    for n in 1...attempts {
+        let timeline = FrameTimeline(try await attempt())
+        let measured = measure(timeline)
+        var reasons: [String] = []
+        var used = false
+        for part in parts where found[part] == nil {
+            switch measured[part] {
+            case .enough(let value)?:
+                found[part] = value
+                used = true
+            case .tooLittle(let reason)?: reasons.append("\(part): \(reason)")
+            case nil: reasons.append("\(part): not measured")
+            }
+        }
+        if used {
+            timeline.expectEverySkipAnXrun(what)
+            TestLog.write("\(what): attempt \(n) measured \(parts.filter { found[$0] != nil }.map { "\($0)" }.joined(separator: ", ")) [\(timeline.description)]")
+        }
+        if found.count == parts.count { return found }
+        TestLog.write("\(what): attempt \(n) of \(attempts) caught too little: \(reasons.joined(separator: "; "))")
+        if n == attempts {
+            Issue.record("\(what): no recording covered \(reasons.joined(separator: "; ")) [\(timeline.description)]")
+        } else if let server = timeline.recording.serverName {
+            let quiet = await waitForQuietCycles(serverName: server)
+            TestLog.write("\(what): \(quiet ? "a second without xruns came" : "no second without xruns came"); attempt \(n + 1)")
         }
     }
     return nil

@@ -45,8 +45,22 @@ import Testing
         let t = FrameTimeline(r)
         #expect(t.skips.count == 1 && t.skips.first?.xrun == 1128 && t.skips.first?.periods == 2)
         #expect(t.skippedFrames == 64)
-        r.metadata.xrunFrames = [5000]  // far after it: not its xrun
+        r.metadata.xrunFrames = [5000]  // 58 periods after it, none nearer: a notification held back
+        #expect(FrameTimeline(r).skips.first?.xrun == 5000)
+        r.metadata.xrunFrames = [20000]  // more than 200 periods after it: not its xrun
         #expect(FrameTimeline(r).skips.first?.xrun == nil)
+        r.metadata.xrunFrames = [900]  // before it: not its xrun
+        #expect(FrameTimeline(r).skips.first?.xrun == nil)
+        // Unexplained, it fails the rule, unless it lies in the recording's last 16 periods.
+        #expect(FrameTimeline(r).unexplainedSkips.isEmpty, "ends 2 periods before the recording")
+        var after: [(stamp: UInt64, length: Int, truth: Int)] = []
+        for k in 0..<20 {
+            let stamp = UInt64(1320 + 64 * k)
+            after.append((stamp, 64, Int(stamp) - 64))
+        }
+        var longer = recording([(1064, 64, 1000), (1192, 64, 1128), (1256, 64, 1192)] + after)
+        longer.metadata.xrunFrames = [900]
+        #expect(FrameTimeline(longer).unexplainedSkips.count == 1, "20 periods before the end")
     }
 
     @Test func aLateReadBeforeACycleJackSkippedHidesParamdsGapBehindIt() {

@@ -28,11 +28,13 @@ struct MIDILog: Sendable {
     var received: [MIDIEvent]
     /// Every cycle's stamp from period 0 on, in the order the tool's callback ran.
     var cycles: [Int64] = []
+    /// Xruns the server reported to the tool while it ran.
+    var xruns = 0
 
     static func load(_ path: String) throws -> MIDILog {
         struct Raw: Decodable {
             var sampleRate: Int; var bufferSize: Int; var sent: [[Int64]]; var received: [[Int64]]
-            var receivedCycles: [Int]; var cycles: [Int64]
+            var receivedCycles: [Int]; var cycles: [Int64]; var xruns: Int?
         }
         let raw = try JSONDecoder().decode(Raw.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         func events(_ rows: [[Int64]]) -> [MIDIEvent] {
@@ -43,7 +45,7 @@ struct MIDILog: Sendable {
             received[i].cycle = raw.receivedCycles[i]
         }
         return MIDILog(sampleRate: raw.sampleRate, bufferSize: raw.bufferSize, sent: events(raw.sent), received: received,
-                       cycles: raw.cycles)
+                       cycles: raw.cycles, xruns: raw.xruns ?? 0)
     }
 
     /// The run of steady cycles each cycle belongs to: a new run starts wherever a stamp is not
