@@ -38,12 +38,19 @@ struct JackToolTests {
         #expect(recording.metadata.firstFrameTime.map(UInt64.init) == periods.first?[0])
         // Each period is stamped with JACK's cycle time. On a loaded machine a callback that runs
         // late can read the next cycle's time (JACK2 reads the engine's current timer), so allow
-        // a few stamps off by a period; they never go backwards, and nearly all are contiguous.
+        // a few stamps off by a period; nearly all are contiguous, and the frame never goes back.
         let pairs = Array(zip(periods, periods.dropFirst()))
+        let xruns = recording.metadata.xruns ?? 0
         let contiguous = pairs.filter { $0.1[0] == $0.0[0] + 256 && $0.1[1] > $0.0[1] }.count
         #expect(contiguous * 10 >= pairs.count * 9,
-                "\(pairs.count - contiguous) of \(pairs.count) periods not contiguous; xruns: \(recording.metadata.xruns ?? -1)")
-        #expect(pairs.allSatisfy { $0.1[0] >= $0.0[0] && $0.1[1] >= $0.0[1] })
+                "\(pairs.count - contiguous) of \(pairs.count) periods not contiguous; xruns: \(xruns)")
+        let framesBack = pairs.filter { $0.1[0] < $0.0[0] }
+        #expect(framesBack.isEmpty, "frame stamps going back: \(framesBack)")
+        // The microseconds may: when the dummy driver wakes late, jackd 1.9.21 reports an xrun
+        // and sets the cycle's wake-up to that late moment (JackFrameTimer::ResetFrameTime),
+        // and the next cycle's is the earlier one its DLL predicted. Only after a reported xrun.
+        let usecsBack = pairs.filter { $0.1[1] < $0.0[1] }
+        #expect(usecsBack.isEmpty || xruns > 0, "microsecond stamps going back with no xrun reported: \(usecsBack)")
         if periods[1][0] == periods[0][0] + 256 {
             #expect(recording.frameTime(ofSample: 300) == periods[0][0] + 300)
         }
