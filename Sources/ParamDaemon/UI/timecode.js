@@ -26,13 +26,14 @@ function labelOf(n, fps) {
   return `${two(Math.floor(s / 3600) % 24)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}:${two(n % per)}`;
 }
 
-// A reading: the label sounding now, its rate, whether it runs.
-export function adoptTimecode(label, fps, locked) {
+// A reading: the label sounding at page time `at` (a /status reply's is the middle of its round
+// trip, as the beat's anchor), its rate, whether it runs.
+export function adoptTimecode(label, fps, locked, at = performance.now()) {
   const box = $('timecode');
   box.hidden = !label;
   if (!label) return;
   tc.number = numberOf(label, fps);
-  tc.at = performance.now();
+  tc.at = at;
   tc.fps = fps;
   tc.locked = locked;
   box.dataset.locked = locked ? '1' : '0';

@@ -92,7 +92,7 @@ export function adoptStatus(args) {
   timeline.anchorAt = at;
   if (bpm !== timeline.bpm) adoptTempo(bpm);
   $('tempo').dataset.timeline = String(pairs.get('timeline') ?? '');
-  adoptTimecode(String(pairs.get('tc') ?? ''), Number(pairs.get('tc_fps')), pairs.get('tc_locked') === 1);
+  adoptTimecode(String(pairs.get('tc') ?? ''), Number(pairs.get('tc_fps')), pairs.get('tc_locked') === 1, at);
   drawBeat();
 }
 
