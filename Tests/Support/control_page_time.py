@@ -246,6 +246,14 @@ return {hidden: box.hidden, label: document.getElementById('timecode-label').tex
         fps: document.getElementById('timecode-fps').textContent, locked: box.dataset.locked ?? null};
 """
 
+# The header as the next animation frame draws it: the page draws the timecode in its own
+# requestAnimationFrame callback, asked for before this one, so what this reads was drawn after
+# the script was called (a plain read may return a label drawn up to a frame before).
+READ_TIMECODE_NEXT_FRAME = """
+const done = arguments[arguments.length - 1];
+requestAnimationFrame(() => done((() => { %s })()));
+""" % READ_TIMECODE
+
 
 def timecode(driver, args):
     set_viewport(driver, 900, 1100)
@@ -257,7 +265,7 @@ def timecode(driver, args):
     for _ in range(10):
         before = driver.execute_script(READ_TIMECODE)
         status = client.ask("/status", reply="/status")[1]
-        after = driver.execute_script(READ_TIMECODE)
+        after = driver.execute_async_script(READ_TIMECODE_NEXT_FRAME)  # drawn after /status answered
         pairs = dict(zip(status[0::2], status[1::2]))
         readings.append({"status": pairs["tc"], "pageBefore": before, "pageAfter": after})
         # The next reading five frames on the page later: ten readings over two seconds.

@@ -44,7 +44,9 @@ export function adoptTimecode(label, fps, locked, at = performance.now()) {
 export function drawTimecode() {
   if (!Number.isFinite(tc.number)) return;
   const now = performance.now();
-  const n = tc.locked ? tc.number + Math.floor(((now - tc.at) / 1000) * tc.fps) : tc.number;
+  // A label names the frame under way, on average half through it when read: the frames since
+  // are counted from that middle (rounded, not floored, which ran half a frame behind).
+  const n = tc.locked ? tc.number + Math.floor(((now - tc.at) / 1000) * tc.fps + 0.5) : tc.number;
   const text = labelOf(Math.max(0, n), tc.fps);
   const label = $('timecode-label');
   if (label.textContent !== text) label.textContent = text;
