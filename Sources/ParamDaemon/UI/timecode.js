@@ -45,7 +45,7 @@ export function drawTimecode() {
   if (!Number.isFinite(tc.number)) return;
   const now = performance.now();
   // A label names the frame under way, on average half through it when read: the frames since
-  // are counted from that middle (rounded, not floored, which ran half a frame behind).
+  // are counted from that middle, so they are rounded (a floor would show the frame before).
   const n = tc.locked ? tc.number + Math.floor(((now - tc.at) / 1000) * tc.fps + 0.5) : tc.number;
   const text = labelOf(Math.max(0, n), tc.fps);
   const label = $('timecode-label');
