@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <alloca.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +19,15 @@ static inline int paramd_set_thread_name(const char *name) { return prctl(PR_SET
 
 /// The calling thread's kernel id (glibc 2.36 has gettid, but not in what Swift imports).
 static inline int paramd_gettid(void) { return (int)syscall(SYS_gettid); }
+
+/// Writes one byte in each page of the `bytes` of stack below the caller, so that a thread's
+/// deepest call later takes no page fault on first reaching them (the JACK thread's, before its
+/// first period: ProcessCallback.swift).
+__attribute__((noinline)) static void paramd_touch_stack(unsigned long bytes) {
+    volatile char *below = (volatile char *)alloca(bytes);
+    for (unsigned long i = 0; i < bytes; i += 4096) below[i] = 0;
+    below[bytes - 1] = 0;
+}
 
 /// ppoll with a nanosecond timeout (NULL: none), the signal mask left as it is.
 static inline int paramd_ppoll(struct pollfd *fds, nfds_t count, const struct timespec *timeout) {

@@ -25,6 +25,8 @@ extension Daemon {
     /// The control thread's loop: OSC, signals, inbox and duties. Returns the exit status.
     func run() throws -> Int32 {
         nameThisThread("paramd")
+        let code = ResidentCode.populate()
+        log.debug("code mapped ahead of the audio thread: \(code.mappings) mappings, \(code.bytes >> 20) MiB; refused: \(code.refused)")
         publisher.start()
         let now = monotonicSeconds()
         systemd.nextWatchdogAt = now

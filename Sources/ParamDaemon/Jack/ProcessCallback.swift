@@ -174,9 +174,12 @@ func paramdBufferSizeChanged(_ frames: jack_nframes_t, _ arg: UnsafeMutableRawPo
 /// `JackThreadInitCallback`: libjack calls it in each thread it starts for the client (its
 /// log thread, the notification thread at activation, the process thread before its first
 /// period), so each records its own id, and takes the name `paramd-jack` (in `top -H`,
-/// `ps -L`: JACK's threads, told from paramd's own). Once per thread, before any period.
+/// `ps -L`: JACK's threads, told from paramd's own). Once per thread, before any period. Each
+/// also maps 64 KiB of its stack, several times what a period's deepest call uses (about 11 KB),
+/// so no period takes a page fault by calling deeper than the ones before it.
 func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
     _ = paramd_set_thread_name("paramd-jack")
+    paramd_touch_stack(64 * 1024)
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)
     context.pointee.jackThreads.record(kernelID: UInt64(paramd_gettid()), pthread: UInt64(pthread_self()))
