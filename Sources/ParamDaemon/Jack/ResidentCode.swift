@@ -8,7 +8,7 @@ import Glibc
 /// record -e page-faults -c 1 -d -g`). So paramd maps every read-only file mapping it has (its
 /// own code, libm's code and tables, libc, libjack ...) at start, as `mlockall` would, without
 /// locking: a user service's default RLIMIT_MEMLOCK (8 MiB) is smaller than they are
-/// (docs/ARCHITECTURE.md, "Memory and code the audio thread touches").
+/// (docs/ARCHITECTURE.md, "Realtime rules").
 enum ResidentCode {
     /// `MADV_POPULATE_READ` (Linux 5.14, not in every libc's headers).
     private static var MADV_POPULATE_READ: Int32 { 22 }
