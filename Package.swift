@@ -83,8 +83,8 @@ let package = Package(
             // The functions each JACK period runs, laid out together (gold; Swift emits a
             // section per function): a period touches a few code pages, not one per function
             // scattered over 700 KB (docs/PERFORMANCE.md, "Cold memory").
-            // `-z now` binds every symbol at load, so no period's first call into a library runs the
-            // dynamic linker's lazy binding on the JACK thread.
+            // `-z now` binds paramd's own imports at load, so no period's first call out of paramd
+            // runs the dynamic linker's lazy binding on the JACK thread.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/ParamDaemon/Jack/audio-path.order",
                                            "-Xlinker", "-z", "-Xlinker", "now"],
                                           .when(platforms: [.linux]))]),

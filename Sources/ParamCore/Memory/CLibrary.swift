@@ -11,8 +11,9 @@ import Darwin
 
 /// What `HotMemory` and `Resident` need of the operating system. Control side.
 enum CLibrary {
-    /// `MADV_POPULATE_WRITE` (Linux 5.14, not in every libc's headers): map the pages writable
-    /// without changing what they hold.
+    /// `MADV_POPULATE_READ` and `MADV_POPULATE_WRITE` (Linux 5.14, not in every libc's
+    /// headers): map the pages readable, or writable without changing what they hold.
+    static var MADV_POPULATE_READ: Int32 { 22 }
     static var MADV_POPULATE_WRITE: Int32 { 23 }
 
     /// Bytes in a page of memory.
@@ -29,9 +30,9 @@ enum CLibrary {
         return p
     }
 
-    /// `madvise(MADV_POPULATE_WRITE)` over `byteCount` bytes at the page-aligned `start`.
-    static func populateWrite(_ start: UnsafeMutableRawPointer?, byteCount: Int) -> Bool {
-        madvise(start, byteCount, MADV_POPULATE_WRITE) == 0
+    /// `madvise(advice)` over `byteCount` bytes at the page-aligned `start`.
+    static func populate(_ start: UnsafeMutableRawPointer?, byteCount: Int, advice: Int32) -> Bool {
+        madvise(start, byteCount, advice) == 0
     }
 
     /// The calling thread's `pthread_t`, as a number.

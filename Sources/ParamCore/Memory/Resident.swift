@@ -22,9 +22,24 @@ public enum Resident {
     /// pages fault in at first use, as before).
     @discardableResult
     public static func populate(_ pointer: UnsafeRawPointer, byteCount: Int) -> Bool {
+        let whole = pages(pointer, byteCount: byteCount)
+        return CLibrary.populate(whole.start, byteCount: whole.byteCount, advice: CLibrary.MADV_POPULATE_WRITE)
+    }
+
+    /// Control side, any time. Maps the pages under `byteCount` bytes at `pointer` readable
+    /// (`MADV_POPULATE_READ`, Linux 5.14): a file's pages are mapped from the page cache, not
+    /// copied. Returns false where the kernel cannot.
+    @discardableResult
+    public static func populateReadable(_ pointer: UnsafeRawPointer, byteCount: Int) -> Bool {
+        let whole = pages(pointer, byteCount: byteCount)
+        return CLibrary.populate(whole.start, byteCount: whole.byteCount, advice: CLibrary.MADV_POPULATE_READ)
+    }
+
+    /// The whole pages under `byteCount` bytes at `pointer`.
+    private static func pages(_ pointer: UnsafeRawPointer, byteCount: Int) -> (start: UnsafeMutableRawPointer?, byteCount: Int) {
         let page = UInt(CLibrary.pageSize)
         let start = UInt(bitPattern: pointer) & ~(page - 1)
         let end = (UInt(bitPattern: pointer) + UInt(max(byteCount, 1)) + page - 1) & ~(page - 1)
-        return CLibrary.populateWrite(UnsafeMutableRawPointer(bitPattern: start), byteCount: Int(end - start))
+        return (UnsafeMutableRawPointer(bitPattern: start), Int(end - start))
     }
 }

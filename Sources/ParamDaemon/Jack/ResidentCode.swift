@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import ParamCore
 
 /// The machine code the audio thread may run, and the constants it may read, mapped before the
 /// first period. The kernel maps a library's pages as they are first touched, and the first run
@@ -10,11 +10,8 @@ import Glibc
 /// locking: a user service's default RLIMIT_MEMLOCK (8 MiB) is smaller than they are
 /// (docs/ARCHITECTURE.md, "Realtime rules").
 enum ResidentCode {
-    /// `MADV_POPULATE_READ` (Linux 5.14, not in every libc's headers).
-    private static var MADV_POPULATE_READ: Int32 { 22 }
-
     /// What `populate` mapped: read-only file mappings and their bytes, and those the kernel refused.
-    struct Report: Equatable {
+    struct Report {
         var mappings = 0
         var bytes = 0
         var refused = 0
@@ -31,7 +28,7 @@ enum ResidentCode {
               let maps = String(data: data, encoding: .utf8) else { return report }
         for mapping in readOnlyFileMappings(maps) {
             let length = Int(mapping.upperBound - mapping.lowerBound)
-            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.lowerBound), length, MADV_POPULATE_READ) == 0 {
+            if let start = UnsafeRawPointer(bitPattern: mapping.lowerBound), Resident.populateReadable(start, byteCount: length) {
                 report.mappings += 1
                 report.bytes += length
             } else {
