@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import ParamSystem
 
 @main
 struct JackTool: ParsableCommand {
@@ -7,6 +8,12 @@ struct JackTool: ParsableCommand {
         commandName: "paramd-jacktool",
         abstract: "A small JACK client for testing and debugging paramd.",
         subcommands: [Feed.self, Record.self, Midi.self, MidiConnect.self, Stall.self, Ltc.self, Mtc.self])
+
+    /// Started as libjack's slot helper (`LibjackSlotHelper`), that only; else the command line.
+    static func main() {
+        LibjackSlotHelper.runIfAsked()
+        Self.main(nil)
+    }
 }
 
 struct ServerOptions: ParsableArguments {

@@ -12,6 +12,12 @@ func openToolClient(name: String, server: String?) throws(JackError) -> JackClie
         let what = server.map { "server '\($0)'" } ?? "the default server"
         throw JackError(operation: "client open", code: error.code, reason: "cannot connect to \(what)")
     }
+    if !client.staleSlotsLetGo.isEmpty {
+        log("\(name): libjack kept the wake-up slot of \(client.staleSlotsLetGo.joined(separator: ", ")), which left as it opened; a helper client let it go")
+    }
+    if !client.staleSlotsKept.isEmpty {
+        log("\(name): libjack still holds the wake-up slot of \(client.staleSlotsKept.joined(separator: ", "))")
+    }
     let given = client.name
     if given != name {
         client.close()

@@ -92,6 +92,7 @@ func answer(_ line: Substring, link: OpaquePointer, state: OpaquePointer, quantu
     }
 }
 
+LibjackSlotHelper.runIfAsked()
 let (tempo, quantum, jackServer) = options(CommandLine.arguments.dropFirst())
 var error = [CChar](repeating: 0, count: 256)
 guard let link = paramd_link_create(tempo, &error, Int32(error.count)),

@@ -1,8 +1,12 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParamSystem
 
 // paramd: a JACK client whose parameters are animated per sample from OSC.
+
+// Started as libjack's slot helper (docs/OPERATIONS.md, "A client that never runs"): that only.
+LibjackSlotHelper.runIfAsked()
 
 var commandLine: Options
 do {

@@ -9,10 +9,38 @@ public final class JackClientHandle {
     public let pointer: OpaquePointer
     public private(set) var isClosed = false
 
+    /// Clients that left while this one opened, whose wake-up slot libjack kept; let go by
+    /// helper clients (`LibjackSlotHelper`). For the log.
+    public let staleSlotsLetGo: [String]
+    /// Such clients still held after `staleSlotRounds` (another client took the refnum first,
+    /// or this executable runs no helper). A client holding one of their refnums downstream of
+    /// this one does not run until it leaves.
+    public let staleSlotsKept: [String]
+    /// Rounds of helpers tried before a stale slot is kept: round r opens r clients at once,
+    /// for free refnums below the stale one.
+    public static let staleSlotRounds = 3
+
     /// `jack_client_open` with `JackNoStartServer` (and `JackServerName` when `server` is
     /// given; nil is the default server, or `$JACK_DEFAULT_SERVER`), through the CJack shim,
     /// since Swift cannot call the variadic function. JACK may rename the client (`name`).
+    /// Then, before anything is registered, lets go any slot libjack kept for a client that left
+    /// as it opened (`LibjackWakeSlots`, `LibjackSlotHelper`).
     public init(name: String, server: String?) throws(JackError) {
+        pointer = try Self.open(name: name, server: server)
+        let stale = LibjackWakeSlots.stale(client: pointer, server: server)
+        var kept = stale
+        if !stale.isEmpty && LibjackSlotHelper.isAvailable {
+            let helperName = String(String(cString: jack_get_client_name(pointer)).prefix(24)) + "-slot"
+            for round in 1...Self.staleSlotRounds where !kept.isEmpty {
+                _ = LibjackSlotHelper.run(server: server, name: helperName, count: round)
+                kept = LibjackWakeSlots.stale(client: pointer, server: server)
+            }
+        }
+        staleSlotsLetGo = stale.filter { !kept.contains($0) }
+        staleSlotsKept = kept
+    }
+
+    private static func open(name: String, server: String?) throws(JackError) -> OpaquePointer {
         var status = jack_status_t(rawValue: 0)
         guard let client = paramd_jack_client_open(name, server, &status) else {
             let unreachable = status.rawValue & JackServerFailed.rawValue != 0
@@ -20,7 +48,7 @@ public final class JackClientHandle {
                             code: JackError.Code(rawValue: Int32(bitPattern: status.rawValue)),
                             reason: unreachable ? "cannot reach the server" : nil)
         }
-        pointer = client
+        return client
     }
 
     /// The name JACK gave this client, which may differ from the one asked for

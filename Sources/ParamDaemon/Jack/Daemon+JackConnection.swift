@@ -30,6 +30,7 @@ extension Daemon {
             return
         }
         jackWatch.clock.measuredAt = now  // the connection measured it
+        logStaleSlots()
         controller.sampleRate = Double(jack.sampleRate)  // a recall's stagger, in whole frames of it
         // The new renderer's handles, taken before it was activated: the control thread never
         // reads the renderer the audio thread now runs.
@@ -144,4 +145,13 @@ extension Daemon {
         updateStatus(now: now, force: true)
     }
 
+    /// What libjack held as the client opened, if anything (`JackClientHandle.staleSlotsLetGo`).
+    private func logStaleSlots() {
+        if !jack.staleSlotsLetGo.isEmpty {
+            log.notice("libjack kept the wake-up slot of \(jack.staleSlotsLetGo.joined(separator: ", ")), which left as paramd's client opened (a JACK2 defect); a helper client let it go (docs/OPERATIONS.md)")
+        }
+        if !jack.staleSlotsKept.isEmpty {
+            log.warning("libjack still holds the wake-up slot of \(jack.staleSlotsKept.joined(separator: ", ")): a client given its place downstream of paramd will not run until it leaves (docs/OPERATIONS.md)")
+        }
+    }
 }

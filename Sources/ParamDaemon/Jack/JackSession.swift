@@ -165,6 +165,10 @@ final class JackSession {
 
     // MARK: Pass-throughs to the client, when there is one
 
+    /// Clients that left as paramd's client opened, whose wake-up slot libjack kept
+    /// (`JackClientHandle.staleSlotsLetGo` and `staleSlotsKept`).
+    var staleSlotsLetGo: [String] { client?.jack.staleSlotsLetGo ?? [] }
+    var staleSlotsKept: [String] { client?.jack.staleSlotsKept ?? [] }
     var outputNames: [String] { client?.outputNames ?? [] }
     func connectCV(_ destinations: [String: [String]]) -> [String] { client?.connectCV(destinations) ?? [] }
     func addCVPort(_ p: ParameterID, _ spec: ParameterSpec) throws(JackError) { try client?.addCVPort(p, spec) }
