@@ -1,4 +1,5 @@
 import CJack
+import Foundation
 
 /// An open JACK client (`jack_client_t *`): opening, ports, activation and closing, the calls
 /// paramd, paramd-jacktool and the tests share. Callbacks stay with each user, who sets them
@@ -19,6 +20,8 @@ public final class JackClientHandle {
     /// Rounds of helpers tried before a stale slot is kept: round r opens r clients at once,
     /// for free refnums below the stale one.
     public static let staleSlotRounds = 3
+    /// Characters of this client's name its helpers' names keep, before `-slot`.
+    static let helperNamePrefixLength = 24
 
     /// `jack_client_open` with `JackNoStartServer` (and `JackServerName` when `server` is
     /// given; nil is the default server, or `$JACK_DEFAULT_SERVER`), through the CJack shim,
@@ -30,9 +33,11 @@ public final class JackClientHandle {
         let stale = LibjackWakeSlots.stale(client: pointer, server: server)
         var kept = stale
         if !stale.isEmpty && LibjackSlotHelper.isAvailable {
-            let helperName = String(String(cString: jack_get_client_name(pointer)).prefix(24)) + "-slot"
-            for round in 1...Self.staleSlotRounds where !kept.isEmpty {
-                _ = LibjackSlotHelper.run(server: server, name: helperName, count: round)
+            // Room for JACK's renaming (-01) within its 63-byte client names.
+            let helperName = String(String(cString: jack_get_client_name(pointer)).prefix(Self.helperNamePrefixLength)) + "-slot"
+            let deadline = Date().addingTimeInterval(LibjackSlotHelper.totalTimeoutSeconds)
+            for round in 1...Self.staleSlotRounds where !kept.isEmpty && Date() < deadline {
+                LibjackSlotHelper.run(server: server, name: helperName, count: round, deadline: deadline)
                 kept = LibjackWakeSlots.stale(client: pointer, server: server)
             }
         }

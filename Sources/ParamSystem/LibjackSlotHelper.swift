@@ -2,25 +2,26 @@ import CJack
 import Foundation
 import Synchronization
 
-/// Lets go a wake-up slot libjack kept in this process (`LibjackWakeSlots`), with helper clients
-/// in a child process.
-///
-/// A stale slot's refnum is free, and JACK gives a new client the lowest free refnum. When a
-/// client at that refnum leaves, this process's client (mapped by now) hears of it and lets the
-/// slot go (`JackLibClient::ClientNotifyImp`). So a child process opens clients and closes them:
-/// they take the free refnums from the lowest up, and their leaving lets the slot go. A child,
-/// not this process, because closing a client of this process is what cannot be done safely
-/// here: `jack_client_close` cancels libjack's notification thread at any instruction, and that
-/// thread is busy just after an open; and a notification thread that ends by itself marks
-/// libjack's server as gone for every client of the process. A child that hangs is killed.
+/// Lets go a wake-up slot libjack kept in this process (`LibjackWakeSlots`) with helper clients
+/// in a child process. The stale slot's refnum is free, JACK gives a new client the lowest free
+/// refnum, and when a client at that refnum leaves, this process's client (mapped by now) lets
+/// the slot go (`JackLibClient::ClientNotifyImp`). A child, because closing a client here is
+/// unsafe: `jack_client_close` cancels libjack's notification thread at any instruction (holding
+/// libjack's lock, the close then waits forever), and a notification thread that ends by itself
+/// marks the server gone for every client of the process. The child closes each client once
+/// its notification thread is idle; should one hang all the same, the child is killed, and
+/// jackd removes its clients as it removes any that died.
 ///
 /// The child is this executable, started with `environmentKey` set: each executable that may
 /// use it calls `runIfAsked()` first thing in `main`, which also marks the helper available.
 /// Without that call (the test runner's own clients) no helper runs and the slot stays kept.
 public enum LibjackSlotHelper {
     static let environmentKey = "PARAMD_LIBJACK_SLOT_HELPER"
-    /// How long a helper may take before it is killed; it takes milliseconds.
-    static let helperTimeoutSeconds = 5.0
+    /// Helper clients one child may open: JACK serves at most 64 clients (`CLIENT_NUM`).
+    static let maxClients = 16
+    /// How long all the rounds of helpers for one open may take, on the control thread, before
+    /// the child at work is killed. Each takes milliseconds; a hung close is what this bounds.
+    static let totalTimeoutSeconds = 3.0
     private static let available = Atomic<Bool>(false)
 
     /// In a helper (`environmentKey` set: server, name and count, separated by newlines): opens
@@ -30,22 +31,31 @@ public enum LibjackSlotHelper {
             available.store(true, ordering: .relaxed)
             return
         }
+        // paramd blocks these for its signal descriptor; a helper ends on them like any program.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         let fields = request.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 3, let count = Int(fields[2]), (1...16).contains(count) else { exit(2) }
+        guard fields.count == 3, let count = Int(fields[2]), (1...maxClients).contains(count) else { exit(2) }
         let server = fields[0].isEmpty ? nil : fields[0]
         var status = jack_status_t(rawValue: 0)
         // JACK renames a helper whose name is taken (name-01, ...).
         let clients = (0..<count).compactMap { _ in paramd_jack_client_open(fields[1], server, &status) }
-        for client in clients { _ = jack_client_close(client) }
+        let environment = ProcessInfo.processInfo.environment
+        for client in clients {
+            _ = LibjackNotificationThread.waitUntilIdle(clientName: String(cString: jack_get_client_name(client)),
+                                                        environment: environment)
+            _ = jack_client_close(client)
+        }
         exit(clients.count == count ? 0 : 1)
     }
 
-    /// Runs a helper that opens and closes `count` clients named `name` on `server`; returns
-    /// whether it ran and ended by itself in time.
-    static func run(server: String?, name: String, count: Int) -> Bool {
-        guard available.load(ordering: .relaxed) else { return false }
+    /// Runs a helper that opens and closes `count` clients named `name` on `server`, and waits
+    /// for it until `deadline` (then kills it).
+    static func run(server: String?, name: String, count: Int, deadline: Date) {
+        guard available.load(ordering: .relaxed) else { return }
         var environment = ProcessInfo.processInfo.environment
-        environment[environmentKey] = [server ?? "", name, String(count)].joined(separator: "\n")
+        environment[environmentKey] = [server ?? "", name, String(min(count, maxClients))].joined(separator: "\n")
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
         child.arguments = []
@@ -55,13 +65,12 @@ public enum LibjackSlotHelper {
         child.standardError = FileHandle.nullDevice
         let ended = DispatchSemaphore(value: 0)
         child.terminationHandler = { _ in ended.signal() }
-        do { try child.run() } catch { return false }
-        if ended.wait(timeout: .now() + helperTimeoutSeconds) == .timedOut {
-            kill(child.processIdentifier, SIGKILL)
+        do { try child.run() } catch { return }
+        if ended.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .timedOut {
+            // Still running, so not reaped: the pid is still the child's.
+            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
             _ = ended.wait(timeout: .now() + 1)
-            return false
         }
-        return child.terminationReason == .exit
     }
 
     /// Whether helpers can run in this process (`runIfAsked` was called).

@@ -39,20 +39,22 @@ public enum LibjackWakeSlots {
         return environment["JACK_DEFAULT_SERVER"] ?? "default"
     }
 
-    /// Requests to the server a stale slot must outlast (`stale`).
+    /// Requests to the server a stale slot must outlast when libjack's notification thread
+    /// cannot be watched (`stale`).
     static let looks = 4
 
     /// Names of the clients whose futex `client`'s process still holds though they left (its
     /// file unlinked); empty when none, or when the slots cannot be seen. Control thread, right
     /// after `jack_client_open`.
     ///
-    /// jackd serves requests one at a time, and unlinks a leaving client's futex right after
-    /// telling the others, before it serves the next: once it has answered one request, the
-    /// futex of any client whose leaving libjack skipped is unlinked. An unlinked futex may
-    /// also be one whose leaving is still on its way through libjack's notification thread,
-    /// which lets it go within microseconds. So a slot counts only if it outlasts `looks`
-    /// requests to the server: the same file (by inode), since a client that comes and goes
-    /// under one name leaves a new one each time.
+    /// jackd serves requests one at a time, and when a client leaves it tells the others, then
+    /// unlinks its futex, before it serves the next: once it has answered one request, the
+    /// futex of any client that left is unlinked and the leaving sent to this process. A leaving
+    /// still on its way through libjack's notification thread lets its futex go within
+    /// microseconds; so the slots are read once that thread is idle with nothing queued
+    /// (`LibjackNotificationThread`). Where it cannot be watched, a slot counts only if the same
+    /// file (by inode: a client that comes and goes under one name has a new one each time)
+    /// outlasts `looks` requests.
     static func stale(client: OpaquePointer, server: String?) -> [String] {
         let environment = ProcessInfo.processInfo.environment
         let ownName = String(cString: jack_get_client_name(client))
@@ -66,6 +68,10 @@ public enum LibjackWakeSlots {
         guard let first = held(in: ProcessMappings.current(), server: serverName, ownName: ownName, uid: geteuid(),
                                environment: environment), !first.isEmpty else { return [] }
         var stale = unlinkedAfterARequest()
+        if !stale.isEmpty && LibjackNotificationThread.waitUntilIdle(clientName: ownName, environment: environment) {
+            let held = held(in: ProcessMappings.current(), server: serverName, ownName: ownName, uid: geteuid(), environment: environment)
+            return Set((held ?? []).filter { $0.unlinked }.map { $0.client }).sorted()
+        }
         for _ in 1..<looks where !stale.isEmpty {
             stale.formIntersection(unlinkedAfterARequest())
         }

@@ -2,22 +2,63 @@
 """Clients that come and go, as a script that runs `jack_lsp` or `jack_connect` in a loop makes
 them, with PyPI's JACK-Client (module `jack`), for StaleWakeSlotTests (Tests/README.md).
 
-    jack-churn.py SERVER NAME UNTIL [PAUSE_MS]
+    jack-churn.py SERVER NAME UNTIL
 
-Opens a client NAME on SERVER and closes it, again and again, PAUSE_MS milliseconds apart
-(default 0); the first client open once the file UNTIL exists is closed last. Prints `churning` once the first client is open,
-and `churned N` (N clients) at the end; exits 0.
+Opens a client NAME on SERVER and closes it, again and again; the first client open once the
+file UNTIL exists is closed last. Each closes once libjack has handled what the server sent it.
+Prints `churning` once the first client is open, and `churned N` (N clients) at the end; exits 0.
 """
+import fcntl
 import os
+import socket
 import sys
-import time
+import termios
 
 import jack
 
 
+def notification_socket(name):
+    """The descriptor libjack accepted the server's notifications on, for client NAME: bound to
+    /dev/shm/jack_<name>_<euid>_0 (JACK2's BuildName; slashes become underscores)."""
+    path = "/dev/shm/jack_%s_%d_0" % (name.replace("/", "_").replace("\\", "_"), os.geteuid())
+    for entry in os.listdir("/proc/self/fd"):
+        try:
+            sock = socket.socket(fileno=int(entry))
+        except OSError:
+            continue
+        try:
+            if sock.family == socket.AF_UNIX and sock.getsockname() == path:
+                return int(entry)
+        except OSError:
+            pass
+        finally:
+            sock.detach()
+    return None
+
+
+def wait_until_notifications_handled(name):
+    """Until libjack's notification thread is blocked in read(2) on its socket with nothing
+    queued: closing cancels that thread at any instruction, and cancelled while it handles a
+    notification (holding libjack's lock) the close never returns (docs/OPERATIONS.md)."""
+    fd = notification_socket(name)
+    if fd is None:
+        return
+    wanted = "0 0x%x " % fd  # read(2) is syscall 0 on x86_64
+    while True:
+        queued = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        if int.from_bytes(queued, sys.byteorder) == 0:
+            for task in os.listdir("/proc/self/task"):
+                try:
+                    with open("/proc/self/task/%s/syscall" % task) as f:
+                        if f.read().startswith(wanted):
+                            return
+                except OSError:
+                    pass
+        os.sched_yield()
+
+
 def main():
     server, name, until = sys.argv[1], sys.argv[2], sys.argv[3]
-    pause_seconds = float(sys.argv[4]) / 1000 if len(sys.argv) > 4 else 0.0
     count = 0
     while True:
         client = jack.Client(name, servername=server, no_start_server=True)
@@ -25,10 +66,10 @@ def main():
         if count == 1:
             print("churning", flush=True)
         done = os.path.exists(until)
+        wait_until_notifications_handled(client.name)
         client.close()
         if done:
             break
-        time.sleep(pause_seconds)  # sleep: the pace of the coming and going, not a wait for an event
     print(f"churned {count}", flush=True)
 
 
