@@ -13,9 +13,10 @@ public final class JackClientHandle {
     /// Clients that left while this one opened, whose wake-up slot libjack kept; let go by
     /// helper clients (`LibjackSlotHelper`). For the log.
     public let staleSlotsLetGo: [String]
-    /// Such clients still held after `staleSlotRounds` (another client took the refnum first,
-    /// or this executable runs no helper). A client holding one of their refnums downstream of
-    /// this one does not run until it leaves.
+    /// Such clients still held after `staleSlotRounds`: another client took the refnum first,
+    /// more than two lower refnums were free, a helper could not run or ran out of time, or this
+    /// executable runs no helper. A client holding one of their refnums downstream of this one
+    /// does not run until it leaves.
     public let staleSlotsKept: [String]
     /// Rounds of helpers tried before a stale slot is kept: round r opens r clients at once,
     /// for free refnums below the stale one.
@@ -35,9 +36,9 @@ public final class JackClientHandle {
         if !stale.isEmpty && LibjackSlotHelper.isAvailable {
             // Room for JACK's renaming (-01) within its 63-byte client names.
             let helperName = String(String(cString: jack_get_client_name(pointer)).prefix(Self.helperNamePrefixLength)) + "-slot"
-            let deadline = Date().addingTimeInterval(LibjackSlotHelper.totalTimeoutSeconds)
-            for round in 1...Self.staleSlotRounds where !kept.isEmpty && Date() < deadline {
-                LibjackSlotHelper.run(server: server, name: helperName, count: round, deadline: deadline)
+            let deadline = DispatchTime.now() + LibjackSlotHelper.totalTimeoutSeconds
+            for round in 1...Self.staleSlotRounds where !kept.isEmpty && DispatchTime.now() < deadline {
+                LibjackSlotHelper.run(client: pointer, server: server, name: helperName, count: round, deadline: deadline)
                 kept = LibjackWakeSlots.stale(client: pointer, server: server)
             }
         }

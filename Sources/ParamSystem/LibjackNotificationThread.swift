@@ -7,7 +7,7 @@ import Foundation
 /// taken for one libjack skipped.
 public enum LibjackNotificationThread {
     /// How long to wait for the thread to go idle. It takes microseconds unless the machine is
-    /// very busy; past it, the slots are read as they are.
+    /// very busy; past it, `LibjackWakeSlots` falls back to counting server requests.
     static let idleWaitSeconds = 1.0
     /// Between two looks at the thread while it works.
     static let idleLookMicroseconds: UInt32 = 500
@@ -17,11 +17,11 @@ public enum LibjackNotificationThread {
     static func waitUntilIdle(clientName: String, environment: [String: String]) -> Bool {
         let path = socketPath(clientName: clientName, uid: geteuid(), environment: environment)
         guard let socket = socketDescriptor(boundTo: path) else { return false }
-        let deadline = Date().addingTimeInterval(idleWaitSeconds)
+        let deadline = DispatchTime.now() + idleWaitSeconds
         repeat {
             if queuedBytes(socket) == 0 && threadReading(socket) { return true }
             usleep(idleLookMicroseconds)
-        } while Date() < deadline
+        } while DispatchTime.now() < deadline
         return false
     }
 
@@ -46,6 +46,8 @@ public enum LibjackNotificationThread {
     static let readSyscall: Int = {
         #if arch(x86_64)
         return 0
+        #elseif arch(i386) || arch(arm)
+        return 3
         #else
         return 63  // aarch64 and the other generic-syscall architectures
         #endif

@@ -47,14 +47,14 @@ public enum LibjackWakeSlots {
     /// file unlinked); empty when none, or when the slots cannot be seen. Control thread, right
     /// after `jack_client_open`.
     ///
-    /// jackd serves requests one at a time, and when a client leaves it tells the others, then
-    /// unlinks its futex, before it serves the next: once it has answered one request, the
-    /// futex of any client that left is unlinked and the leaving sent to this process. A leaving
-    /// still on its way through libjack's notification thread lets its futex go within
-    /// microseconds; so the slots are read once that thread is idle with nothing queued
-    /// (`LibjackNotificationThread`). Where it cannot be watched, a slot counts only if the same
-    /// file (by inode: a client that comes and goes under one name has a new one each time)
-    /// outlasts `looks` requests.
+    /// jackd serves requests one at a time, and when a client leaves it writes the leaving to
+    /// the others, then unlinks its futex, before it serves the next: so a futex found unlinked
+    /// after one request has had its leaving written to this process in full. Once libjack's
+    /// notification thread is then seen idle (`LibjackNotificationThread`; the socket is read in
+    /// order by that thread alone), that leaving was handled, and the same file (by inode: a
+    /// client that comes and goes under one name has a new one each time) still mapped is a
+    /// skipped one. Where the thread cannot be watched, a file counts only if it outlasts `looks`
+    /// requests.
     static func stale(client: OpaquePointer, server: String?) -> [String] {
         let environment = ProcessInfo.processInfo.environment
         let ownName = String(cString: jack_get_client_name(client))
@@ -70,7 +70,8 @@ public enum LibjackWakeSlots {
         var stale = unlinkedAfterARequest()
         if !stale.isEmpty && LibjackNotificationThread.waitUntilIdle(clientName: ownName, environment: environment) {
             let held = held(in: ProcessMappings.current(), server: serverName, ownName: ownName, uid: geteuid(), environment: environment)
-            return Set((held ?? []).filter { $0.unlinked }.map { $0.client }).sorted()
+            stale.formIntersection((held ?? []).filter { $0.unlinked }.map { StaleFile(client: $0.client, inode: $0.inode) })
+            return Set(stale.map(\.client)).sorted()
         }
         for _ in 1..<looks where !stale.isEmpty {
             stale.formIntersection(unlinkedAfterARequest())

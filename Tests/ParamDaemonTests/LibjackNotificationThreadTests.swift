@@ -27,6 +27,7 @@ struct LibjackNotificationThreadTests {
 
     @Test func aBoundSocketIsFoundByItsAddressAndNoOtherIs() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("paramd-notify-\(getpid())").path
+        try #require(path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path))
         unlink(path)
         defer { unlink(path) }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

@@ -5,14 +5,17 @@ them, with PyPI's JACK-Client (module `jack`), for StaleWakeSlotTests (Tests/REA
     jack-churn.py SERVER NAME UNTIL
 
 Opens a client NAME on SERVER and closes it, again and again; the first client open once the
-file UNTIL exists is closed last. Each closes once libjack has handled what the server sent it.
+file UNTIL exists is closed last. Each closes once libjack has handled what the server sent it
+(a close that cancels libjack's busy notification thread can hang; docs/OPERATIONS.md).
 Prints `churning` once the first client is open, and `churned N` (N clients) at the end; exits 0.
 """
 import fcntl
 import os
+import platform
 import socket
 import sys
 import termios
+import time
 
 import jack
 
@@ -36,16 +39,27 @@ def notification_socket(name):
     return None
 
 
+# read(2)'s number in /proc/<pid>/task/<tid>/syscall.
+READ_SYSCALL = {"x86_64": 0, "i686": 3, "i386": 3, "armv7l": 3}.get(platform.machine(), 63)
+# How long to wait for libjack's notification thread before closing anyway.
+IDLE_WAIT_SECONDS = 1.0
+
+
 def wait_until_notifications_handled(name):
     """Until libjack's notification thread is blocked in read(2) on its socket with nothing
-    queued: closing cancels that thread at any instruction, and cancelled while it handles a
-    notification (holding libjack's lock) the close never returns (docs/OPERATIONS.md)."""
+    queued, or IDLE_WAIT_SECONDS passed: closing cancels that thread at any instruction, and
+    cancelled while it handles a notification (holding libjack's lock) the close never returns
+    (docs/OPERATIONS.md)."""
     fd = notification_socket(name)
     if fd is None:
         return
-    wanted = "0 0x%x " % fd  # read(2) is syscall 0 on x86_64
-    while True:
-        queued = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+    wanted = "%d 0x%x " % (READ_SYSCALL, fd)
+    deadline = time.monotonic() + IDLE_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            queued = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return
         if int.from_bytes(queued, sys.byteorder) == 0:
             for task in os.listdir("/proc/self/task"):
                 try:

@@ -49,12 +49,16 @@ struct StaleWakeSlotTests {
                 }
                 _ = try await recorder.stop()
                 let log = paramd.process.standardError
-                if log.contains("a helper client let it go") { letGo[busy ? 1 : 0] += 1 }
+                // Quiet rounds count the first loop's client (its leaving was timed); busy rounds
+                // either loop's, since the second often takes the first's refnum and heals it.
+                let notice = log.split(separator: "\n").first { $0.contains("a helper client let it go") }
+                if notice?.contains(busy ? "-\(rounds)" : "churn-\(rounds)") == true { letGo[busy ? 1 : 0] += 1 }
                 #expect(!log.contains("still holds the wake-up slot"), "\(log)")
                 #expect(try await paramd.stop() == .exited(0))
             }
             TestLog.write("paramd let go a slot libjack kept in \(letGo[0]) + \(letGo[1]) of \(rounds) starts (without + with a second client coming and going)")
-            #expect(letGo.min()! > 0, "no client left inside paramd's jack_client_open in \(rounds) rounds: the test showed nothing")
+            #expect(letGo[0] > 0, "no client left inside paramd's jack_client_open in the \((rounds + 1) / 2) quiet rounds: the test showed nothing")
+            #expect(letGo[1] > 0, "no client left inside paramd's jack_client_open in the \(rounds / 2) busy rounds: the test showed nothing")
         }
     }
 }
