@@ -173,7 +173,7 @@ tsan: deps $(ALLOC_SHIM)
 		if [ "$$phase" = InJackMetadata ] || [ "$$phase" = ControlPage ]; then servers=1; fi; \
 		echo "== ThreadSanitizer phase: $$phase"; \
 		PARAMD_BIN_DIR="$(CURDIR)/$(TSAN_DIR)/bin" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)" \
-		TSAN_OPTIONS="exitcode=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=$$servers \
+		TSAN_OPTIONS="exitcode=0 atexit_sleep_ms=0 log_path=$(CURDIR)/$(TSAN_DIR)/report" PARAMD_TEST_MAX_SERVERS=$$servers \
 		$(SWIFT) test --skip-build --filter "$$phase" --skip "$$skip" || failed="$$failed [$$phase]"; \
 	done; \
 	notes=$$(grep -l "finished with ignores enabled" $(TSAN_DIR)/report.* 2>/dev/null | wc -l); \

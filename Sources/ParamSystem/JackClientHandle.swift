@@ -20,9 +20,10 @@ public final class JackClientHandle {
     public let staleSlotsKept: [String]
     /// Rounds of helpers tried before a stale slot is kept: round r opens r clients at once,
     /// for free refnums below the stale one.
-    public static let staleSlotRounds = 3
-    /// Characters of this client's name its helpers' names keep, before `-slot`.
-    static let helperNamePrefixLength = 24
+    static let staleSlotRounds = 3
+    /// Bytes of this client's name its helpers' names keep: with `-slot`, the process id and
+    /// JACK's renaming (-01), well within its 63-byte client names.
+    static let helperNamePrefixBytes = 24
 
     /// `jack_client_open` with `JackNoStartServer` (and `JackServerName` when `server` is
     /// given; nil is the default server, or `$JACK_DEFAULT_SERVER`), through the CJack shim,
@@ -34,8 +35,7 @@ public final class JackClientHandle {
         let stale = LibjackWakeSlots.stale(client: pointer, server: server)
         var kept = stale
         if !stale.isEmpty && LibjackSlotHelper.isAvailable {
-            // Room for JACK's renaming (-01) within its 63-byte client names.
-            let helperName = String(String(cString: jack_get_client_name(pointer)).prefix(Self.helperNamePrefixLength)) + "-slot"
+            let helperName = Self.helperName(own: String(cString: jack_get_client_name(pointer)))
             let deadline = DispatchTime.now() + LibjackSlotHelper.totalTimeoutSeconds
             for round in 1...Self.staleSlotRounds where !kept.isEmpty && DispatchTime.now() < deadline {
                 LibjackSlotHelper.run(client: pointer, server: server, name: helperName, count: round, deadline: deadline)
@@ -44,6 +44,14 @@ public final class JackClientHandle {
         }
         staleSlotsLetGo = stale.filter { !kept.contains($0) }
         staleSlotsKept = kept
+    }
+
+    /// `<own name, cut to helperNamePrefixBytes>-slot<pid>`: the process id keeps two programs'
+    /// helpers apart when they open at once (both may look for the other's names).
+    static func helperName(own: String) -> String {
+        var prefix = Substring(own)
+        while prefix.utf8.count > helperNamePrefixBytes { prefix = prefix.dropLast() }
+        return "\(prefix)-slot\(getpid())"
     }
 
     private static func open(name: String, server: String?) throws(JackError) -> OpaquePointer {

@@ -21,7 +21,7 @@ public enum LibjackSlotHelper {
     static let maxClients = 16
     /// How long all the rounds of helpers for one open may take, on the control thread, before
     /// the child at work is killed and the slot kept. Each takes milliseconds.
-    static let totalTimeoutSeconds = 3.0
+    static let totalTimeoutSeconds = 2.0
     private static let available = Atomic<Bool>(false)
 
     /// In a helper (`environmentKey` set: server, name and count, separated by newlines): opens
@@ -86,5 +86,5 @@ public enum LibjackSlotHelper {
     }
 
     /// Whether helpers can run in this process (`runIfAsked` was called).
-    public static var isAvailable: Bool { available.load(ordering: .relaxed) }
+    static var isAvailable: Bool { available.load(ordering: .relaxed) }
 }

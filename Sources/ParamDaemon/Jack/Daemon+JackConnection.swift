@@ -29,7 +29,9 @@ extension Daemon {
             }
             return
         }
-        jackWatch.clock.measuredAt = now  // the connection measured it
+        // Opening may have taken seconds (libjack's slot helpers): the connection's own time.
+        let connectedAt = monotonicSeconds()
+        jackWatch.clock.measuredAt = connectedAt  // the connection measured it
         logStaleSlots()
         controller.sampleRate = Double(jack.sampleRate)  // a recall's stagger, in whole frames of it
         // The new renderer's handles, taken before it was activated: the control thread never
@@ -57,7 +59,7 @@ extension Daemon {
             log.error("the command queue is full; modulators not restarted")
         }
         systemd.audioPeriods = 0
-        systemd.audioProgressAt = now
+        systemd.audioProgressAt = connectedAt
         jackWatch.retry.waitingLogged = false
 
         let client = "JACK client '\(jack.name)' at \(jack.sampleRate) Hz, \(jack.bufferSize) frames"
