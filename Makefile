@@ -147,6 +147,8 @@ endif
 # folder: it runs in `make test`'s multi-host phase, not here.
 # PipeWireTests are left out: a thread libpipewire starts inside jack_client_open ends "with
 # ignores enabled", and TSan ends paramd there, before it is ready.
+# StaleWakeSlotTests is left out: it needs a client's leaving to fall inside paramd's
+# jack_client_open, which under TSan's slowdown did not happen once in 40 rounds.
 # The suites `make test` runs alone run alone here too (TSAN_ALONE, in its order): the
 # multi-host tests take two servers one at a time, and beside another two-server test in two
 # slots each can hold one and wait for the other for ever.
@@ -154,9 +156,9 @@ endif
 # TSAN_FILTER narrows the run to some suites: `make tsan TSAN_FILTER=LinkDaemonTests`.
 TSAN_DIR := $(TOOLS_DIR)/tsan
 TSAN_FILTER ?= ParamDaemonTests
-TSAN_ALONE := InJackMetadata;BufferSizeTests;StallTests;StaleWakeSlotTests;ControlPage;MultiHostTests;AccessTests|AccessUDPTests
+TSAN_ALONE := InJackMetadata;BufferSizeTests;StallTests;ControlPage;MultiHostTests;AccessTests|AccessUDPTests
 TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=thread -Xswiftc -DPARAMD_TSAN
-TSAN_SKIP := PackageTests|UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback
+TSAN_SKIP := PackageTests|UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback|StaleWakeSlotTests
 
 tsan: deps $(ALLOC_SHIM)
 	$(SWIFT) build --build-tests
