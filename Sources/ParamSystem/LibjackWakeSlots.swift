@@ -59,18 +59,20 @@ public enum LibjackWakeSlots {
         let environment = ProcessInfo.processInfo.environment
         let ownName = String(cString: jack_get_client_name(client))
         let serverName = serverName(server, environment: environment)
-        func unlinkedAfterARequest() -> Set<StaleFile> {
-            if let ownUUID = jack_get_uuid_for_client_name(client, ownName) { jack_free(ownUUID) }
+        func unlinkedNow() -> Set<StaleFile> {
             let held = held(in: ProcessMappings.current(), server: serverName, ownName: ownName, uid: geteuid(), environment: environment)
             return Set((held ?? []).filter { $0.unlinked }.map { StaleFile(client: $0.client, inode: $0.inode) })
+        }
+        func unlinkedAfterARequest() -> Set<StaleFile> {
+            if let ownUUID = jack_get_uuid_for_client_name(client, ownName) { jack_free(ownUUID) }
+            return unlinkedNow()
         }
         // No slot of another client (or none to see, as on PipeWire): nothing to ask the server.
         guard let first = held(in: ProcessMappings.current(), server: serverName, ownName: ownName, uid: geteuid(),
                                environment: environment), !first.isEmpty else { return [] }
         var stale = unlinkedAfterARequest()
         if !stale.isEmpty && LibjackNotificationThread.waitUntilIdle(clientName: ownName, environment: environment) {
-            let held = held(in: ProcessMappings.current(), server: serverName, ownName: ownName, uid: geteuid(), environment: environment)
-            stale.formIntersection((held ?? []).filter { $0.unlinked }.map { StaleFile(client: $0.client, inode: $0.inode) })
+            stale.formIntersection(unlinkedNow())
             return Set(stale.map(\.client)).sorted()
         }
         for _ in 1..<looks where !stale.isEmpty {
