@@ -12,6 +12,8 @@ struct StallState: ~Copyable {
     /// Milliseconds of the stall armed for the next cycle (0: none). The main thread stores it;
     /// the process callback takes it (exchange) and stalls.
     let armed = Atomic<Int>(0)
+    /// True while the process callback sleeps, so the main thread can act inside a stall.
+    let stalling = Atomic<Bool>(false)
     /// Each stall done: its length, its cycle's `jack_last_frame_time`, and `jack_frame_time`
     /// when it ended.
     var done = ActReport()
@@ -32,7 +34,9 @@ func stallProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) ->
     guard milliseconds > 0 else { return 0 }
     let client = state.pointee.client
     let stamp = _unsafePerformance { jack_last_frame_time(client) }
+    state.pointee.stalling.store(true, ordering: .releasing)  // pairs with connectDuringStall
     _unsafePerformance { sleepMonotonic(milliseconds: milliseconds) }
+    state.pointee.stalling.store(false, ordering: .releasing)
     state.pointee.done.publish(value: milliseconds, frame: stamp, endFrame: _unsafePerformance { jack_frame_time(client) })
     return 0
 }
@@ -54,7 +58,11 @@ extension JackTool {
             discussion: """
                 Writes --value into one output (out_1) connected to --connect (e.g. paramd:in_2, which puts it \
                 before paramd in the graph). SIGUSR1, or a line 'stall' or 'stall MS' on stdin, arms a stall: \
-                the next process callback sleeps --milliseconds (or MS) ms. Prints 'ready' once connected, \
+                the next process callback sleeps --milliseconds (or MS) ms. A line 'stall MS connect A B' also \
+                connects port A to port B once that stall has begun, while the clients after this one wait for \
+                their cycle, and prints 'connect A B: during the stall' (or 'after the stall', when jack_connect \
+                returned too late); 'disconnect A B' breaks that connection and prints 'disconnect A B: done'. \
+                Prints 'ready' once connected, \
                 'stalled MS ms at frame F until frame G' when a stall is over (F: the stalled cycle's \
                 jack_last_frame_time, G: jack_frame_time at its end), and 'connected A B' / 'disconnected A B'.
                 """)
@@ -98,33 +106,95 @@ func runStall(server: String?, name: String, targets: [String], milliseconds: In
     return try serveSignals(client, poll: {
         state.pointee.done.printNew(since: &reported) { "stalled \($0.value) ms at frame \($0.frame) until frame \($0.endFrame)" }
         if let asked = commands.next(default: milliseconds) {
-            state.pointee.armed.store(asked, ordering: .releasing)  // pairs with stallProcess
+            if asked.milliseconds > 0 { state.pointee.armed.store(asked.milliseconds, ordering: .releasing) }  // pairs with stallProcess
+            if let ports = asked.connect { connectDuringStall(client, state, ports.source, ports.destination) }
+            if let ports = asked.disconnect { disconnectNow(client, ports.source, ports.destination) }
         }
     }, onSignal: {
         state.pointee.armed.store(milliseconds, ordering: .releasing)  // pairs with stallProcess
     })
 }
 
-/// Lines on stdin, read without blocking: `stall` (the default length) or `stall MS`. Stops
-/// reading at the end of the input (a test's stdin is /dev/null: it uses SIGUSR1).
+/// Waits (at most 1 s) for the stall just armed to begin, then connects `source` to `destination`
+/// while the process thread sleeps: JACK notifies every client of the connection while the
+/// clients after this one in the graph still wait for the cycle, whose graph is the one before it.
+func connectDuringStall(_ client: JackClientHandle, _ state: UnsafeMutablePointer<StallState>, _ source: String, _ destination: String) {
+    var looks = 0
+    while !state.pointee.stalling.load(ordering: .acquiring), looks < 10_000 {  // pairs with stallProcess
+        usleep(100)
+        looks += 1
+    }
+    do throws(JackError) {
+        try client.connect(source, to: destination)
+    } catch {
+        log("cannot connect \(source) to \(destination): code \(error.code.rawValue)")
+        printNow("connect \(source) \(destination): failed")
+        return
+    }
+    let during = state.pointee.stalling.load(ordering: .acquiring)
+    printNow("connect \(source) \(destination): \(during ? "during" : "after") the stall")
+}
+
+/// Breaks the connection `source` → `destination` and says so: 'disconnect A B: done' (or 'failed').
+func disconnectNow(_ client: JackClientHandle, _ source: String, _ destination: String) {
+    do throws(JackError) {
+        try client.disconnect(source, from: destination)
+        printNow("disconnect \(source) \(destination): done")
+    } catch {
+        log("cannot disconnect \(source) from \(destination): code \(error.code.rawValue)")
+        printNow("disconnect \(source) \(destination): failed")
+    }
+}
+
+/// One command: a stall's length (0: none), a connection to make during it, one to break.
+struct StallCommand {
+    var milliseconds: Int
+    var connect: (source: String, destination: String)?
+    var disconnect: (source: String, destination: String)?
+
+    init(milliseconds: Int, connect: (String, String)? = nil, disconnect: (String, String)? = nil) {
+        self.milliseconds = milliseconds
+        self.connect = connect
+        self.disconnect = disconnect
+    }
+
+    /// `stall`, `stall MS`, `stall MS connect A B` or `disconnect A B`; nil for anything else.
+    init?(_ line: String, default milliseconds: Int) {
+        var words = line.split(separator: " ").map(String.init)[...]
+        let verb = words.popFirst()
+        if verb == "disconnect", words.count == 2, let a = words.popFirst(), let b = words.popFirst() {
+            self.init(milliseconds: 0, disconnect: (a, b))
+            return
+        }
+        guard verb == "stall" else { return nil }
+        guard let lengthWord = words.popFirst() else {
+            self.init(milliseconds: milliseconds)
+            return
+        }
+        guard let length = Int(lengthWord), (1...10_000).contains(length) else { return nil }
+        if words.isEmpty {
+            self.init(milliseconds: length)
+            return
+        }
+        guard words.count == 3, words.popFirst() == "connect", let a = words.popFirst(), let b = words.popFirst() else { return nil }
+        self.init(milliseconds: length, connect: (a, b))
+    }
+}
+
+/// Lines on stdin, read without blocking: `StallCommand`s. Stops reading at the end of the input
+/// (a test's stdin is /dev/null: it uses SIGUSR1).
 struct StallCommands {
     private var pending: [UInt8] = []
     private var ended = false
 
-    /// The length of the next stall asked for, if a whole line asked for one.
-    mutating func next(default milliseconds: Int) -> Int? {
+    /// The next stall asked for, if a whole line asked for one.
+    mutating func next(default milliseconds: Int) -> StallCommand? {
         while true {
             if let newline = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingSpaces()
                 pending.removeSubrange(...newline)
-                let words = line.split(separator: " ")
-                guard words.first == "stall" else {
-                    if !line.isEmpty { log("unknown command '\(line)' (stall [MS])") }
-                    continue
-                }
-                if words.count == 1 { return milliseconds }
-                if words.count == 2, let asked = words.last.flatMap({ Int($0) }), (1...10_000).contains(asked) { return asked }
-                log("bad command '\(line)' (stall [MS], MS in 1…10000)")
+                if let command = StallCommand(line, default: milliseconds) { return command }
+                if !line.isEmpty { log("bad command '\(line)' (stall [MS [connect A B]], disconnect A B; MS in 1…10000)") }
                 continue
             }
             guard !ended, readable() else { return nil }

@@ -2,8 +2,9 @@ import CJack
 
 /// Which JACK server paramd's libjack talks to, from `jack_get_version_string`: PipeWire's
 /// libjack (pw-jack, or installed as the system's) says "3.0.0.0 (using PipeWire 0.3.65)";
-/// JACK2's and JACK1's say their own version. `/status` reports it, and the renderer follows a
-/// PipeWire counter, which steps by the earlier cycle's length (`JackFrameFollower.follow`).
+/// JACK2's and JACK1's say their own version. `/status` reports it, the renderer follows a
+/// PipeWire counter, which steps by the earlier cycle's length (`JackFrameFollower.follow`), and
+/// only JACK2's graph is asked from the process thread whether `midi_out` is routed (MIDIOutGate).
 enum JackServerKind: String {
     case jackd, pipewire
 

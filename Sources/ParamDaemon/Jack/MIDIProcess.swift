@@ -55,7 +55,7 @@ func writeMIDI(_ midi: MIDIEngine, port: OpaquePointer, nframes: jack_nframes_t,
 }
 
 /// Realtime-safe. Empties midi_out's buffer for this period and returns it (`writeMIDI`, and
-/// once more after its last connection went: see `midiOutDirty`).
+/// once more after its last connection went: see `MIDIOutGate.dirty`).
 @_noLocks @inline(__always) @discardableResult
 func clearMIDI(port: OpaquePointer, nframes: jack_nframes_t) -> UnsafeMutableRawPointer? {
     guard let buffer = _unsafePerformance({ jack_port_get_buffer(port, nframes) }) else { return nil }

@@ -50,9 +50,8 @@ struct ProcessContext {
     /// to is not touched: its buffer and the port's record in JACK's shared memory are two
     /// pages a period would otherwise read for nothing (docs/PERFORMANCE.md, "Cold memory").
     let midiLinks: MIDIPortLinks
-    /// Audio thread only: `midi_out` may hold events from the last period it was connected, so
-    /// it is cleared once more when it has no connection left (and once at the start).
-    var midiOutDirty = true
+    /// When `midi_out` is written, and cleared once more after its last connection (MIDIOutGate.swift).
+    var midiOutGate: MIDIOutGate
     /// The JACK transport, read each period when `transport = "jack"` (TransportReading.swift).
     var transport = JackTransportReader.off
     /// The timecode, LTC or MTC, when `timecode` is set (Timecode/TimecodeInput.swift).
@@ -121,13 +120,13 @@ func paramdProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -
         _ = _unsafePerformance { write(context.pointee.controlWake, &one, 8) }
     }
     context.pointee.periodWaiter.periodEnded(count: counters.load(.periods))
-    if midiLinks.connections(.midiOut) != 0 {
-        context.pointee.midiOutDirty = true
+    if context.pointee.midiOutGate.routed(context.pointee.midiOut, links: midiLinks) {
+        context.pointee.midiOutGate.dirty = true
         writeMIDI(midi, port: context.pointee.midiOut, nframes: nframes,
                   snapshot: context.pointee.renderer.snapshot, endFrame: context.pointee.renderer.framePosition,
                   sampleRate: context.pointee.renderer.sampleRate)
-    } else if context.pointee.midiOutDirty {
-        context.pointee.midiOutDirty = false
+    } else if context.pointee.midiOutGate.dirty {
+        context.pointee.midiOutGate.dirty = false
         clearMIDI(port: context.pointee.midiOut, nframes: nframes)
     }
     wake.periodPushed(urgent: counters.load(.urgentEvents) != urgentBefore,
@@ -186,10 +185,10 @@ func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
 }
 
 /// `JackPortConnectCallback`, on libjack's notification thread, for every connection made or
-/// broken in the graph: counts those of `midi_in` and `midi_out` (for `/status`; the process
-/// callback writes `midi_out` only while it has one, and reads `midi_in` every period). Counted
-/// from the notifications rather than asked of JACK (`jack_port_connected`), which may still
-/// answer from the graph before the change.
+/// broken in the graph: counts those of `midi_in` and `midi_out` (for `/status`, and on PipeWire
+/// for whether the process callback writes `midi_out`: MIDIOutGate.swift). Counted from the
+/// notifications rather than asked of JACK (`jack_port_connected`), which off the process thread
+/// may still answer from the graph before the change.
 func paramdPortConnect(_ a: jack_port_id_t, _ b: jack_port_id_t, _ connect: Int32, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)

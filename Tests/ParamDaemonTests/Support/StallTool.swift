@@ -23,6 +23,18 @@ extension JackTool {
         return Staller(process: process, name: name)
     }
 
+    /// `paramd-jacktool stall` told by lines on its stdin (`StallingConnector`): its out_1 feeds
+    /// `connect`, so the clients there wait for it in each cycle.
+    static func stallingConnector(server: JackServer, connect: [String]) async throws -> StallingConnector {
+        let name = uniqueName("stallconnect")
+        let input = try CommandPipe(label: "jacktool-\(name)-stdin")
+        let command = input.command([try Binaries.jacktool(), "stall", "--server", server.name, "--name", name,
+                                     "--connect", connect.joined(separator: ",")])
+        let process = try ChildProcess(command[0], Array(command.dropFirst()), label: "jacktool-\(name)")
+        try await process.waitForLine(exactly: "ready", on: .stdout)
+        return StallingConnector(process: process, input: input)
+    }
+
     /// `paramd-jacktool midi-connect`: on each `connectAndSend()`, (re)connects its midi_out to
     /// `connect` and sends CC `cc` in the first cycle after the connection was made.
     static func midiConnect(server: JackServer, name: String? = nil, connect: String, cc: Int = 7) async throws -> MIDIConnector {
@@ -109,6 +121,48 @@ final class MIDIConnector: Sendable {
         process.signal(SIGUSR1)
         try await waitUntil("midi-connect's send \(before + 1)", timeout: timeout, on: [process.outputWatch()]) { sent.count > before }
         return sent[before]
+    }
+
+    @discardableResult
+    func stop() async throws -> ExitStatus { try await process.stop(signal: SIGTERM, timeout: .seconds(20)) }
+}
+
+/// A running `paramd-jacktool stall` that makes connections inside its stalls. The test's task
+/// alone writes its pipe.
+final class StallingConnector: @unchecked Sendable {
+    let process: ChildProcess
+    let input: CommandPipe
+
+    init(process: ChildProcess, input: CommandPipe) {
+        self.process = process
+        self.input = input
+    }
+
+    /// Stalls the tool's next cycle `milliseconds` and connects `source` to `destination` while it
+    /// sleeps. True when `jack_connect` returned before the stall was over.
+    func connect(_ source: String, to destination: String, stallMilliseconds milliseconds: Int) async throws -> Bool {
+        let prefix = "connect \(source) \(destination): "
+        let before = lines(of: process, startingWith: prefix).count
+        try input.send("stall \(milliseconds) connect \(source) \(destination)")
+        try await waitUntil("the stall tool's connection \(before + 1)", timeout: .seconds(10), on: [process.outputWatch()]) {
+            lines(of: process, startingWith: prefix).count > before
+        }
+        let answer = lines(of: process, startingWith: prefix)[before].dropFirst(prefix.count)
+        guard answer != "failed" else { throw JackToolError(description: "cannot connect \(source) to \(destination)") }
+        return answer == "during the stall"
+    }
+
+    /// Breaks `source` → `destination`; returns once `jack_disconnect` has.
+    func disconnect(_ source: String, from destination: String) async throws {
+        let prefix = "disconnect \(source) \(destination): "
+        let before = lines(of: process, startingWith: prefix).count
+        try input.send("disconnect \(source) \(destination)")
+        try await waitUntil("the stall tool's disconnection \(before + 1)", timeout: .seconds(10), on: [process.outputWatch()]) {
+            lines(of: process, startingWith: prefix).count > before
+        }
+        guard lines(of: process, startingWith: prefix)[before].hasSuffix("done") else {
+            throw JackToolError(description: "cannot disconnect \(source) from \(destination)")
+        }
     }
 
     @discardableResult
