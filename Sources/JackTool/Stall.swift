@@ -41,6 +41,13 @@ func stallProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) ->
     return 0
 }
 
+/// CLOCK_MONOTONIC now, in nanoseconds.
+func monotonicNanoseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
+}
+
 /// Sleeps `milliseconds` on CLOCK_MONOTONIC to an absolute deadline (a signal cannot shorten it).
 func sleepMonotonic(milliseconds: Int) {
     var deadline = timespec()
@@ -61,7 +68,7 @@ extension JackTool {
                 the next process callback sleeps --milliseconds (or MS) ms. A line 'stall MS connect A B' also \
                 connects port A to port B once that stall has begun, while the clients after this one wait for \
                 their cycle, and prints 'connect A B: during the stall' (or 'after the stall', when jack_connect \
-                returned too late); 'disconnect A B' breaks that connection and prints 'disconnect A B: done'. \
+                returned too late, or 'no stall' when none began within 1 s); 'disconnect A B' breaks that connection and prints 'disconnect A B: done'. \
                 Prints 'ready' once connected, \
                 'stalled MS ms at frame F until frame G' when a stall is over (F: the stalled cycle's \
                 jack_last_frame_time, G: jack_frame_time at its end), and 'connected A B' / 'disconnected A B'.
@@ -119,10 +126,13 @@ func runStall(server: String?, name: String, targets: [String], milliseconds: In
 /// while the process thread sleeps: JACK notifies every client of the connection while the
 /// clients after this one in the graph still wait for the cycle, whose graph is the one before it.
 func connectDuringStall(_ client: JackClientHandle, _ state: UnsafeMutablePointer<StallState>, _ source: String, _ destination: String) {
-    var looks = 0
-    while !state.pointee.stalling.load(ordering: .acquiring), looks < 10_000 {  // pairs with stallProcess
+    let deadlineNanoseconds = monotonicNanoseconds() + 1_000_000_000
+    while !state.pointee.stalling.load(ordering: .acquiring) {  // pairs with stallProcess
+        guard monotonicNanoseconds() < deadlineNanoseconds else {
+            printNow("connect \(source) \(destination): no stall")
+            return
+        }
         usleep(100)
-        looks += 1
     }
     do throws(JackError) {
         try client.connect(source, to: destination)
@@ -187,7 +197,7 @@ struct StallCommands {
     private var pending: [UInt8] = []
     private var ended = false
 
-    /// The next stall asked for, if a whole line asked for one.
+    /// The next command, if a whole line asked for one.
     mutating func next(default milliseconds: Int) -> StallCommand? {
         while true {
             if let newline = pending.firstIndex(of: 10) {

@@ -1,8 +1,8 @@
 /// How many connections JACK's `midi_in` and `midi_out` ports have: counted by the
-/// port-connect callback on libjack's notification thread, read by `/status` and, on PipeWire, by
-/// the process callback, which leaves a `midi_out` nobody is connected to untouched (on JACK2 it
-/// asks the cycle's graph: MIDIOutGate; it reads `midi_in` every period). A notification may
-/// come before or after JACK routes the connection. A struct of one pointer.
+/// port-connect callback on libjack's notification thread, read by `/status` and by the process
+/// callback, which leaves a `midi_out` nobody is connected to untouched (and, on JACK's own
+/// libjack, asks the cycle's graph too: MIDIOutGate; it reads `midi_in` every period). A
+/// notification may come before or after JACK routes the connection. A struct of one pointer.
 public struct MIDIPortLinks: Sendable {
     public enum Port: Int, Sendable {
         case midiIn = 0

@@ -79,7 +79,7 @@ final class JackClient {
                                               controlWake: controlWake, linkAudio: linkAudio,
                                               cvPorts: blocks.cvPorts, cvBuffers: blocks.cvBuffers,
                                               midiIn: midiIn, midiOut: midiOut, midi: midi, midiLinks: blocks.midiLinks,
-                                              midiOutGate: MIDIOutGate(asksGraph: JackServerKind.library == .jackd)))
+                                              midiOutGate: MIDIOutGate(asksJack: JackServerKind.library == .jackd)))
         context.pointee.renderer.counterStepsByEarlierCycle = JackServerKind.library == .pipewire
         JackEvents.shared.sampleRate.store(Int(rate), ordering: .relaxed)
         JackEvents.shared.bufferSize.store(jack.bufferSize, ordering: .relaxed)

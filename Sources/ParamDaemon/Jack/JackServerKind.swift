@@ -4,7 +4,8 @@ import CJack
 /// libjack (pw-jack, or installed as the system's) says "3.0.0.0 (using PipeWire 0.3.65)";
 /// JACK2's and JACK1's say their own version. `/status` reports it, the renderer follows a
 /// PipeWire counter, which steps by the earlier cycle's length (`JackFrameFollower.follow`), and
-/// only JACK2's graph is asked from the process thread whether `midi_out` is routed (MIDIOutGate).
+/// only JACK's own libjack is asked on the process thread whether `midi_out` is connected
+/// (MIDIOutGate: PipeWire's takes a lock there).
 enum JackServerKind: String {
     case jackd, pipewire
 

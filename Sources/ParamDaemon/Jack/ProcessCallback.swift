@@ -46,9 +46,9 @@ struct ProcessContext {
     let midiOut: OpaquePointer
     let midi: MIDIEngine
     /// How many connections `midi_in` and `midi_out` have, counted by the port-connect
-    /// callback on libjack's notification thread. A MIDI port nobody is connected
-    /// to is not touched: its buffer and the port's record in JACK's shared memory are two
-    /// pages a period would otherwise read for nothing (docs/PERFORMANCE.md, "Cold memory").
+    /// callback on libjack's notification thread. A `midi_out` nobody is connected to is not
+    /// touched: its buffer and the port's record in JACK's shared memory are pages a period
+    /// would otherwise read for nothing (docs/PERFORMANCE.md, "Cold memory").
     let midiLinks: MIDIPortLinks
     /// When `midi_out` is written, and cleared once more after its last connection (MIDIOutGate.swift).
     var midiOutGate: MIDIOutGate
@@ -185,10 +185,10 @@ func paramdThreadInit(_ arg: UnsafeMutableRawPointer?) {
 }
 
 /// `JackPortConnectCallback`, on libjack's notification thread, for every connection made or
-/// broken in the graph: counts those of `midi_in` and `midi_out` (for `/status`, and on PipeWire
-/// for whether the process callback writes `midi_out`: MIDIOutGate.swift). Counted from the
+/// broken in the graph: counts those of `midi_in` and `midi_out` (for `/status`, and for whether
+/// the process callback looks at `midi_out` at all: MIDIOutGate.swift). Counted from the
 /// notifications rather than asked of JACK (`jack_port_connected`), which off the process thread
-/// may still answer from the graph before the change.
+/// may wait for a graph change or still answer from the graph before it.
 func paramdPortConnect(_ a: jack_port_id_t, _ b: jack_port_id_t, _ connect: Int32, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     let context = arg.assumingMemoryBound(to: ProcessContext.self)

@@ -93,11 +93,10 @@ extension MIDITests {
         return try await ParamdProcess.start(server: server, name: name, environment: home.environment)
     }
 
-    /// midi_out is written only while something is connected to it (docs/ARCHITECTURE.md,
-    /// "Ports nobody is connected to"), connections counted from JACK's notifications: with two
-    /// recorders on it, one leaving does not stop what the other receives; with none left,
-    /// nothing is sent into the void, so a recorder connected later receives the value set
-    /// meanwhile, once.
+    /// midi_out is written only while something is connected to it (docs/MIDI.md, "Nothing into
+    /// the void"; MIDIOutGate): with two recorders on it, one leaving does not stop what the
+    /// other receives; with none left, nothing is sent into the void, so a recorder connected
+    /// later receives the value set meanwhile, once.
     @Test func feedbackFollowsMidiOutsConnections() async throws {
         let server = try JackServer.required()
         let paramd = try await Self.startWithVolumeFeedback(server, name: "pd-links")

@@ -148,7 +148,9 @@ final class StallingConnector: @unchecked Sendable {
             lines(of: process, startingWith: prefix).count > before
         }
         let answer = lines(of: process, startingWith: prefix)[before].dropFirst(prefix.count)
-        guard answer != "failed" else { throw JackToolError(description: "cannot connect \(source) to \(destination)") }
+        guard answer != "failed", answer != "no stall" else {
+            throw JackToolError(description: "connect \(source) to \(destination): \(answer)")
+        }
         return answer == "during the stall"
     }
 
