@@ -33,7 +33,7 @@ struct MIDIToolState: ~Copyable {
     let sent: UnsafeMutablePointer<StampedMIDI>
     let received: UnsafeMutablePointer<StampedMIDI>
     let receivedCapacity: Int
-    /// Every cycle's stamp while armed, in order, and each received event's cycle (its index
+    /// Every cycle's stamp while listening or armed, in order, and each received event's cycle (its index
     /// there; -1 once the list is full): a late callback can stamp its cycle with the next
     /// cycle's time, and the list shows where (a stamp repeated or skipped).
     let cycles: UnsafeMutablePointer<UInt32>
@@ -44,6 +44,9 @@ struct MIDIToolState: ~Copyable {
     var period = 0
     var next = 0
     let armed = Atomic<Bool>(false)
+    /// Set before midi_in's sources are connected: what arrives is recorded from then on, as the
+    /// first cycle a connection carries can begin before `jack_connect` returns.
+    let listening = Atomic<Bool>(false)
     let allSent = Atomic<Bool>(false)
     /// `receivedCount`, published for the main thread's `received …` lines.
     let receivedPublished = Atomic<Int>(0)
@@ -58,9 +61,10 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
     let client = state.pointee.client
     // Armed or not, and the cycle's stamp, once for the whole callback.
     let armed = state.pointee.armed.load(ordering: .acquiring)
-    let stamp = armed ? _unsafePerformance { jack_last_frame_time(client) } : 0
+    let listening = state.pointee.listening.load(ordering: .acquiring)  // pairs with runMIDI
+    let stamp = armed || listening ? _unsafePerformance { jack_last_frame_time(client) } : 0
     var cycle: Int32 = -1
-    if armed && state.pointee.cycleCount < state.pointee.receivedCapacity {
+    if (armed || listening) && state.pointee.cycleCount < state.pointee.receivedCapacity {
         state.pointee.cycles[state.pointee.cycleCount] = stamp
         cycle = Int32(state.pointee.cycleCount)
         state.pointee.cycleCount += 1
@@ -88,7 +92,7 @@ func midiToolProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?)
             if state.pointee.next >= state.pointee.eventCount { state.pointee.allSent.store(true, ordering: .releasing) }
         }
     }
-    if let input = state.pointee.input, armed {
+    if let input = state.pointee.input, listening {
         let buffer = _unsafePerformance { jack_port_get_buffer(input, nframes) }
         if let buffer {
             let count = _unsafePerformance { jack_midi_get_event_count(buffer) }
@@ -173,6 +177,7 @@ func runMIDI(server: String?, name: String, targets: [String], sources: [String]
     if let out {
         for target in targets { try client.ensureConnected(JackPort(out).name, to: target) }
     }
+    state.pointee.listening.store(true, ordering: .releasing)  // before any source is connected
     if let input {
         for source in sources { try client.ensureConnected(source, to: JackPort(input).name) }
     }
