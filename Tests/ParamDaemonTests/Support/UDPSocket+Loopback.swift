@@ -92,12 +92,14 @@ private let handedOutPorts = Mutex<Set<UInt16>>([])
 ///
 /// It is chosen at random *below* the kernel's ephemeral range (ip_local_port_range), so no socket
 /// that binds port 0, in this process or any other, can take it between this call and paramd's
-/// bind; only an explicit bind of the same number can.
+/// bind; only an explicit bind of the same number can. And above 20000 where there is room: a
+/// liblo server opened without a port (LibloDifferentialTests in this process, nsmd) binds a
+/// random one of 10000–19999 explicitly, which once took a port handed out here before its bind.
 func freeUDPPort() throws -> UInt16 {
     let low = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
         .flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first }
         .flatMap { Int($0) } ?? 32768
-    let range: Range<Int> = low > 12000 ? 10000..<low : 1024..<low
+    let range: Range<Int> = low > 22000 ? 20000..<low : (low > 12000 ? 10000..<low : 1024..<low)
     for _ in 0..<200 {
         let port: UInt16
         if range.count >= 1000 {
