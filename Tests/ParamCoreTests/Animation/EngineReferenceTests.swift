@@ -20,7 +20,7 @@ import Testing
         for (name, group) in groupedInOrder(rows, by: \.curve) {
             let curve = try TimingCurve.parse(name)
             // frequency, linear domain, 1000 → 2000 Hz: room for every overshoot.
-            var spec = AnimationSpec(target: 2000, seconds: Self.frames / sampleRate, curve: curve, domain: .linear)
+            let spec = AnimationSpec(target: 2000, seconds: Self.frames / sampleRate, curve: curve, domain: .linear)
             var animation = Animation(from: 1000, spec: spec, startFrame: 0, sampleRate: sampleRate, velocity: .nan)
             #expect(animation.passFrames == Int64(Self.frames))
             var track = KeyframeTrack()

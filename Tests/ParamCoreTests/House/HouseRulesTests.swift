@@ -60,7 +60,7 @@ import Testing
         let folder = Self.root.appendingPathComponent("Sources/ParamDaemon")
         let loose = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { name in
             var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder) else { return false }
             return !isFolder.boolValue
         }
         #expect(Set(loose) == ["main.swift", "Daemon.swift"], "loose files: \(loose.sorted())")

@@ -81,7 +81,7 @@ struct AccessTests {
                 let readPath = TestDirectory.file("read-token")
                 let rig = try await AccessRig.start(lab, jack: jack, name: "paramd-access-http", arguments: ["--read-token-file", readPath])
                 let token = try rig.loggedToken(), readToken = try rig.loggedToken("control page, read only: ")
-                #expect(try await rig.loggedToken(address: "[fd77::1]") == token, "a URL for the IPv6 address too")
+                #expect(try rig.loggedToken(address: "[fd77::1]") == token, "a URL for the IPv6 address too")
                 for (path, value) in [(rig.tokenPath, token), (readPath, readToken)] {
                     let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
                     #expect(mode == 0o600, "\(path): mode \(String(mode ?? 0, radix: 8))")

@@ -44,7 +44,7 @@ private final class NamespacedSocket: @unchecked Sendable {
     init(namespace: Int32) { self.namespace = namespace }
 
     /// glibc's `setns`, which Swift's Glibc module leaves out (it is behind `_GNU_SOURCE`).
-    nonisolated(unsafe) static let setns: (@convention(c) (Int32, Int32) -> Int32)? = {
+    static let setns: (@convention(c) (Int32, Int32) -> Int32)? = {
         guard let symbol = dlsym(nil, "setns") else { return nil }  // nil: RTLD_DEFAULT
         return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
     }()
