@@ -39,6 +39,8 @@ public struct FrameTimeline: Sendable {
     /// The first few of them, for the log: "+64@123456" (a gap of 64 frames before frame
     /// 123456), "-64@123456" (an overlap).
     public let steps: [String]
+    /// Periods put back one period: read late (`replacingLateReads`).
+    public let lateReads: Int
 
     /// How many periods back from an overlap the late reads it ends may have begun.
     static var lateRun: Int { 32 }
@@ -59,6 +61,7 @@ public struct FrameTimeline: Sendable {
                 stamps.append(stamps[i - 1] + Int64(step))
             }
         }
+        let lateReads = Self.replacingLateReads(&stamps, lengths)
         // Samples per period: its length, but the buffer may have filled during the last.
         var firstSample: [Int] = []
         var counts: [Int] = []
@@ -129,6 +132,25 @@ public struct FrameTimeline: Sendable {
         self.gaps = gaps
         self.overlaps = overlaps
         self.steps = steps
+        self.lateReads = lateReads
+    }
+
+    /// A callback that ran after the next cycle had begun read that cycle's stamp, and the next
+    /// callback read the same stamp again: steps of two periods, then none. Nothing was skipped
+    /// (the counter moved on by the two periods recorded) and the first period's samples are its
+    /// own cycle's, so its stamp goes back one period (Tests/README.md, "What is put back"). Any
+    /// other pattern of late reads (three periods then none: a cycle skipped among them) stays
+    /// as read, and is set aside. Returns how many periods went back.
+    static func replacingLateReads(_ stamps: inout [Int64], _ lengths: [Int]) -> Int {
+        var moved = 0
+        for i in stamps.indices.dropFirst() where i + 1 < stamps.count {
+            let n = Int64(lengths[i])
+            guard lengths[i - 1] == lengths[i], lengths[i + 1] == lengths[i],
+                  stamps[i] - stamps[i - 1] == 2 * n, stamps[i + 1] == stamps[i] else { continue }
+            stamps[i] -= n
+            moved += 1
+        }
+        return moved
     }
 
     /// The sample at `frame` on `channel`, if recorded and placed for certain.
@@ -213,7 +235,7 @@ public struct FrameTimeline: Sendable {
 
     public var description: String {
         let placed = runs.reduce(0) { $0 + $1.count }
-        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)\(xrunStamps.isEmpty ? "" : " at \(xrunStamps.prefix(8).map(String.init).joined(separator: ","))")"
+        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps, \(lateReads) late reads put back\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)\(xrunStamps.isEmpty ? "" : " at \(xrunStamps.prefix(8).map(String.init).joined(separator: ","))")"
     }
 }
 

@@ -74,12 +74,16 @@ import Testing
         #expect(t.gaps == 1 && t.overlaps == 0)
     }
 
-    @Test func aLateReadIsSetAsideWithTheReadBeforeIt() {
+    @Test func aLateReadThatTheNextReadRepeatsGoesBackOnePeriod() {
         // The callback of the cycle 1064..<1128 ran late and read the next stamp; its samples
-        // are the cycle's own. The next read the same stamp.
+        // are the cycle's own. The next read the same stamp. Seen on a NetJack2 slave with no
+        // xrun reported (its driver moves the counter on before the engine checks the graph).
         let t = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1064), (1192, 64, 1128), (1256, 64, 1192), (1320, 64, 1256)]))
-        #expect(placed(t) == Array(1000..<1064) + Array(1192..<1320))
-        #expect(t.gaps == 1 && t.overlaps == 1)
+        #expect(placed(t) == Array(1000..<1320))
+        #expect(t.gaps == 0 && t.overlaps == 0 && t.lateReads == 1 && t.skips.isEmpty)
+        // Had the late period held the next cycle's samples, the check by frame would say so.
+        let wrong = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1128), (1192, 64, 1128), (1256, 64, 1192)]))
+        #expect(wrong.samples().contains { Float($0.frame) != $0.value })
     }
 
     @Test func twoLateReadsInARowAreSetAsideBackToTheGap() {
