@@ -258,7 +258,8 @@ enum ControlPage {
 
         /// The time of the sample recorded at JACK frame `frame`, if it was placed.
         func microseconds(ofFrameNear frame: Int64, timeline: FrameTimeline) -> Int64? {
-            guard let run = timeline.runs.first(where: { $0.frames.contains(frame) }) else { return nil }
+            guard let run = timeline.runs.first(where: { $0.frames.contains(frame) }),
+                  !timeline.periods.contains(where: { $0.putBack && $0.frames.contains(frame) }) else { return nil }  // its time is the next cycle's
             let sample = run.firstSample + Int(frame - run.firstFrame)
             guard let period = periodStartSample.lastIndex(where: { $0 <= sample }) else { return nil }
             return periodTimes[period] + Int64(Double(sample - periodStartSample[period]) / rate * 1e6)

@@ -103,9 +103,10 @@ enum Clocks {
 extension FrameTimeline {
     /// The JACK server's time (CLOCK_MONOTONIC_RAW µs) of a placed `frame`: the recorded period's
     /// `jack_get_cycle_times` current_usecs (the start of the cycle) plus the frame's offset in
-    /// the period at the nominal rate. nil when the frame is in no period kept.
+    /// the period at the nominal rate. nil when the frame is in no period kept, or in one put
+    /// back (its recorded cycle time is the next cycle's).
     func micros(of frame: Int64) -> Double? {
-        for (i, p) in periods.enumerated() where !p.setAside && p.frames.contains(frame) {
+        for (i, p) in periods.enumerated() where !p.setAside && !p.putBack && p.frames.contains(frame) {
             let stamp = recording.metadata.periods[i]
             guard stamp.count >= 2 else { return nil }
             return Double(stamp[1]) + Double(frame - p.frames.lowerBound) * 1e6 / Double(recording.sampleRate)

@@ -24,6 +24,9 @@ public struct FrameTimeline: Sendable {
         public var frames: Range<Int64>
         public var length: Int
         public var setAside: Bool
+        /// Read late and put back one period (`replacingLateReads`): its frames are placed, but
+        /// its recorded cycle time is the next cycle's.
+        public var putBack = false
     }
 
     public let recording: Recording
@@ -39,8 +42,9 @@ public struct FrameTimeline: Sendable {
     /// The first few of them, for the log: "+64@123456" (a gap of 64 frames before frame
     /// 123456), "-64@123456" (an overlap).
     public let steps: [String]
-    /// Periods put back one period: read late (`replacingLateReads`).
+    /// Periods put back one period: read late (`replacingLateReads`), and where each begins now.
     public let lateReads: Int
+    public let putBackFrames: [Int64]
 
     /// How many periods back from an overlap the late reads it ends may have begun.
     static var lateRun: Int { 32 }
@@ -50,18 +54,9 @@ public struct FrameTimeline: Sendable {
         let raw = recording.metadata.periods
         // Period lengths: stored by the recorder; older files, without them, assumed contiguous.
         let lengths: [Int] = raw.map { $0.count > 2 ? Int($0[2]) : (recording.metadata.bufferSize ?? 0) }
-        // Absolute frames: the 32-bit counter unwrapped.
-        var stamps: [Int64] = []
-        stamps.reserveCapacity(raw.count)
-        for (i, p) in raw.enumerated() {
-            if i == 0 {
-                stamps.append(Int64(p[0]))
-            } else {
-                let step = Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: p[0]) &- UInt32(truncatingIfNeeded: raw[i - 1][0]))
-                stamps.append(stamps[i - 1] + Int64(step))
-            }
-        }
-        let lateReads = Self.replacingLateReads(&stamps, lengths)
+        var stamps = Self.unwrappedStamps(raw.map { $0[0] })
+        let xruns = Self.unwrappedStamps([raw.first?[0] ?? 0] + (recording.metadata.xrunFrames ?? []).map(UInt64.init)).dropFirst()
+        let putBack = Self.replacingLateReads(&stamps, lengths, xruns: Array(xruns))
         // Samples per period: its length, but the buffer may have filled during the last.
         var firstSample: [Int] = []
         var counts: [Int] = []
@@ -114,7 +109,7 @@ public struct FrameTimeline: Sendable {
         var setAside: [Range<Int64>] = []
         self.periods = raw.indices.map { i in
             Period(frames: (stamps[i] - Int64(lengths[i]))..<(stamps[i] - Int64(lengths[i]) + Int64(counts[i])),
-                   length: lengths[i], setAside: aside[i])
+                   length: lengths[i], setAside: aside[i], putBack: putBack.contains(i))
         }
         for i in raw.indices where counts[i] > 0 {
             let first = stamps[i] - Int64(lengths[i])
@@ -132,23 +127,39 @@ public struct FrameTimeline: Sendable {
         self.gaps = gaps
         self.overlaps = overlaps
         self.steps = steps
-        self.lateReads = lateReads
+        self.lateReads = putBack.count
+        self.putBackFrames = putBack.map { stamps[$0] - Int64(lengths[$0]) }
+    }
+
+    /// Absolute frames: a run of 32-bit counter readings unwrapped, each from the one before.
+    static func unwrappedStamps(_ readings: [UInt64]) -> [Int64] {
+        var stamps: [Int64] = []
+        stamps.reserveCapacity(readings.count)
+        for (i, reading) in readings.enumerated() {
+            guard i > 0 else { stamps.append(Int64(reading)); continue }
+            let step = Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: reading) &- UInt32(truncatingIfNeeded: readings[i - 1]))
+            stamps.append(stamps[i - 1] + Int64(step))
+        }
+        return stamps
     }
 
     /// A callback that ran after the next cycle had begun read that cycle's stamp, and the next
-    /// callback read the same stamp again: steps of two periods, then none. Nothing was skipped
-    /// (the counter moved on by the two periods recorded) and the first period's samples are its
-    /// own cycle's, so its stamp goes back one period (Tests/README.md, "What is put back"). Any
-    /// other pattern of late reads (three periods then none: a cycle skipped among them) stays
-    /// as read, and is set aside. Returns how many periods went back.
-    static func replacingLateReads(_ stamps: inout [Int64], _ lengths: [Int]) -> Int {
-        var moved = 0
+    /// callback read the same stamp again: steps of one period, two, none, one. Nothing was
+    /// skipped and, with no xrun reported, the late period's samples are its own cycle's (JACK
+    /// resumes the clients after it only once the graph finished), so its stamp goes back one
+    /// period (Tests/README.md, "What is put back"). With an xrun stamped near, or any other
+    /// pattern, the stamps stay as read and the periods are set aside. Returns the indices moved.
+    static func replacingLateReads(_ stamps: inout [Int64], _ lengths: [Int], xruns: [Int64]) -> [Int] {
+        var moved: [Int] = []
         for i in stamps.indices.dropFirst() where i + 1 < stamps.count {
             let n = Int64(lengths[i])
-            guard lengths[i - 1] == lengths[i], lengths[i + 1] == lengths[i],
-                  stamps[i] - stamps[i - 1] == 2 * n, stamps[i + 1] == stamps[i] else { continue }
+            func step(_ k: Int) -> Int64? { k >= 1 && k < stamps.count && lengths[k] == lengths[i] ? stamps[k] - stamps[k - 1] : nil }
+            guard lengths[i - 1] == lengths[i], step(i) == 2 * n, step(i + 1) == 0,
+                  i < 2 || step(i - 1) == n, i + 2 >= stamps.count || step(i + 2) == n else { continue }
+            let near = (stamps[i - 1] - 2 * n)...(stamps[i + 1] + xrunLatePeriods * n)
+            guard !xruns.contains(where: { near.contains($0) }) else { continue }
             stamps[i] -= n
-            moved += 1
+            moved.append(i)
         }
         return moved
     }
@@ -235,7 +246,7 @@ public struct FrameTimeline: Sendable {
 
     public var description: String {
         let placed = runs.reduce(0) { $0 + $1.count }
-        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps, \(lateReads) late reads put back\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)\(xrunStamps.isEmpty ? "" : " at \(xrunStamps.prefix(8).map(String.init).joined(separator: ","))")"
+        return "\(recording.frames) samples, \(placed) placed in \(runs.count) runs; \(gaps) gaps, \(overlaps) overlaps\(lateReads == 0 ? "" : ", late reads put back at \(putBackFrames.prefix(8).map(String.init).joined(separator: ","))")\(steps.isEmpty ? "" : " (\(steps.joined(separator: " "))\(gaps + overlaps > steps.count ? " …" : ""))"); xruns \(recording.metadata.xruns ?? -1)\(xrunStamps.isEmpty ? "" : " at \(xrunStamps.prefix(8).map(String.init).joined(separator: ","))")"
     }
 }
 
