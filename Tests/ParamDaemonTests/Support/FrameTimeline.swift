@@ -55,8 +55,9 @@ public struct FrameTimeline: Sendable {
         // Period lengths: stored by the recorder; older files, without them, assumed contiguous.
         let lengths: [Int] = raw.map { $0.count > 2 ? Int($0[2]) : (recording.metadata.bufferSize ?? 0) }
         var stamps = Self.unwrappedStamps(raw.map { $0[0] })
-        let xruns = Self.unwrappedStamps([raw.first?[0] ?? 0] + (recording.metadata.xrunFrames ?? []).map(UInt64.init)).dropFirst()
-        let putBack = Self.replacingLateReads(&stamps, lengths, xruns: Array(xruns))
+        let first = raw.first?[0] ?? 0  // xruns unwrapped from it, as `unwrapped(_:)` does
+        let xruns = (recording.metadata.xrunFrames ?? []).map { Self.unwrappedStamps([first, UInt64($0)])[1] }
+        let putBack = Self.replacingLateReads(&stamps, lengths, xruns: xruns)
         // Samples per period: its length, but the buffer may have filled during the last.
         var firstSample: [Int] = []
         var counts: [Int] = []
