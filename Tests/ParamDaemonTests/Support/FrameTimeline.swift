@@ -58,16 +58,7 @@ public struct FrameTimeline: Sendable {
         let first = raw.first?[0] ?? 0  // xruns unwrapped from it, as `unwrapped(_:)` does
         let xruns = (recording.metadata.xrunFrames ?? []).map { Self.unwrappedStamps([first, UInt64($0)])[1] }
         let putBack = Self.replacingLateReads(&stamps, lengths, xruns: xruns)
-        // Samples per period: its length, but the buffer may have filled during the last.
-        var firstSample: [Int] = []
-        var counts: [Int] = []
-        var consumed = 0
-        for i in raw.indices {
-            let count = max(0, min(lengths[i], recording.frames - consumed))
-            firstSample.append(consumed)
-            counts.append(count)
-            consumed += count
-        }
+        let (firstSample, counts) = Self.samplesPerPeriod(lengths, recorded: recording.frames)
 
         var aside = [Bool](repeating: false, count: raw.count)
         var gaps = 0, overlaps = 0
@@ -130,6 +121,20 @@ public struct FrameTimeline: Sendable {
         self.steps = steps
         self.lateReads = putBack.count
         self.putBackFrames = putBack.map { stamps[$0] - Int64(lengths[$0]) }
+    }
+
+    /// Each period's first sample in the recording and its count: its length, but the buffer
+    /// may have filled during the last.
+    static func samplesPerPeriod(_ lengths: [Int], recorded: Int) -> (first: [Int], counts: [Int]) {
+        var first: [Int] = [], counts: [Int] = []
+        var consumed = 0
+        for length in lengths {
+            let count = max(0, min(length, recorded - consumed))
+            first.append(consumed)
+            counts.append(count)
+            consumed += count
+        }
+        return (first, counts)
     }
 
     /// Absolute frames: a run of 32-bit counter readings unwrapped, each from the one before.
