@@ -55,6 +55,10 @@ UNITDIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 # ordinary dynamic PIE instead.
 RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
 RELEASE := $(SWIFT) build -c release $(RELEASE_FLAGS)
+# The tests in debug: only the test product and what it imports (ParamCore, ParamSystem, liblo),
+# not NIO, the daemon, the tools and Link's C++ in debug, which the tests run in release (about
+# 100 s of a fresh clone's build); PRODUCTS_CONFIG=debug builds every product in debug.
+TEST_BUILD := $(SWIFT) build $(if $(filter debug,$(PRODUCTS_CONFIG)),--build-tests,--product paramdPackageTests)
 # The binary `install-files` copies; `install` builds it first.
 PARAMD_BIN ?= $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/paramd
 
@@ -86,7 +90,7 @@ $(ALLOC_SHIM): Tests/Support/alloccount.c
 E2E_ENV = PARAMD_BIN_DIR="$$($(SWIFT) build -c $(PRODUCTS_CONFIG) --show-bin-path)" PARAMD_ALLOC_SHIM="$(CURDIR)/$(ALLOC_SHIM)"
 
 test: deps $(ALLOC_SHIM)
-	$(SWIFT) build --build-tests
+	$(TEST_BUILD)
 ifneq ($(PRODUCTS_CONFIG),debug)
 	$(RELEASE) --product paramd
 	$(RELEASE) --product paramd-jacktool
@@ -162,7 +166,7 @@ TSAN_BUILD := $(SWIFT) build -c release --scratch-path .build-tsan --sanitize=th
 TSAN_SKIP := PackageTests|UnitUnderSystemdTests|AllocationTests|PipeWireTests|LinkPeerTests|LinkBarLineTests|AllocationCounterTests|LibloDifferentialTests|WakeupTests|ServerLossTests|afterTheServerWentAway|AudioPathLayoutTests|announceOpenDirtySaveCleanSIGTERMAndTheSavedStateIsTheOneTheNextOpenRestores|aDefaultStartJoinsNoGroupAndBindsOnlyLoopback|StaleWakeSlotTests
 
 tsan: deps $(ALLOC_SHIM)
-	$(SWIFT) build --build-tests
+	$(TEST_BUILD)
 	$(RELEASE) --product paramd-jacktool
 	$(TSAN_BUILD) --product paramd
 	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)/bin
