@@ -2,7 +2,7 @@
 #
 #   make run     install what is missing, build a release paramd, run it in the foreground
 #                (against the running JACK server, or a private dummy-driver one); PORT=9000 ARGS=…
-#   make test    install what is missing, build everything, run every test (unit and end-to-end)
+#   make test    install what is missing, build the tests and the release products, run every test (unit and end-to-end)
 #   make deps    install what is missing (apt-get, through sudo when not root)
 #   make build   release build of paramd
 #   make shim    the LD_PRELOAD allocation counter, .build-tools/alloccount.so
@@ -216,7 +216,7 @@ run: build
 install: build
 	@$(MAKE) --no-print-directory install-files
 
-# Copies without building (the tests use it with a debug binary and temporary folders).
+# Copies without building (SystemdUnitTests uses it with the tested binary and temporary folders).
 install-files:
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"
 	install -m 0755 "$(PARAMD_BIN)" "$(DESTDIR)$(BINDIR)/paramd"

@@ -39,6 +39,9 @@ struct ControlPageTests {
                 guard let page else { return .tooLittle("no page result") }
                 guard let change = timeline.firstChange(leaving: 1) else { return .tooLittle("no glide start (or it fell in a gap)") }
                 let s = change.last
+                guard ControlPage.SoundTimeline(timeline.recording).microseconds(ofFrameNear: s, timeline: timeline) != nil else {
+                    return .tooLittle("the glide start at frame \(s) is in a period read late: no cycle time of its own")
+                }
                 let target = Float(page.target)
                 let comparison = CurveComparison(timeline, start: s, frames: 0..<(n + 1000)) { k in
                     let progress = k >= n ? 1 : referenceDefaultCurve(Double(k) / Double(n))

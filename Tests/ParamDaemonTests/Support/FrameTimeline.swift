@@ -56,7 +56,9 @@ public struct FrameTimeline: Sendable {
         let lengths: [Int] = raw.map { $0.count > 2 ? Int($0[2]) : (recording.metadata.bufferSize ?? 0) }
         var stamps = Self.unwrappedStamps(raw.map { $0[0] })
         let first = raw.first?[0] ?? 0  // xruns unwrapped from it, as `unwrapped(_:)` does
-        let xruns = (recording.metadata.xrunFrames ?? []).map { Self.unwrappedStamps([first, UInt64($0)])[1] }
+        // No put-back without every xrun's stamp (an old file, or more xruns than stamps kept).
+        let stamped = recording.metadata.xrunFrames.flatMap { $0.count >= (recording.metadata.xruns ?? 0) ? $0 : nil }
+        let xruns = stamped?.map { Self.unwrappedStamps([first, UInt64($0)])[1] }
         let putBack = Self.replacingLateReads(&stamps, lengths, xruns: xruns)
         let (firstSample, counts) = Self.samplesPerPeriod(lengths, recorded: recording.frames)
 
@@ -153,16 +155,19 @@ public struct FrameTimeline: Sendable {
     /// callback read the same stamp again: steps of one period, two, none, one. Nothing was
     /// skipped and, with no xrun reported, the late period's samples are its own cycle's (JACK
     /// resumes the clients after it only once the graph finished), so its stamp goes back one
-    /// period (Tests/README.md, "What is put back"). With an xrun stamped near, or any other
-    /// pattern, the stamps stay as read and the periods are set aside. Returns the indices moved.
-    static func replacingLateReads(_ stamps: inout [Int64], _ lengths: [Int], xruns: [Int64]) -> [Int] {
+    /// period (Tests/README.md, "What is put back"). With an xrun stamped as late as `skips`
+    /// would pair it (held-back notifications), in the last periods (whose xrun may come after
+    /// the recorder stopped), without xrun stamps (nil), or any other pattern, the stamps stay
+    /// as read and the periods are set aside. Returns the indices moved.
+    static func replacingLateReads(_ stamps: inout [Int64], _ lengths: [Int], xruns: [Int64]?) -> [Int] {
+        guard let xruns else { return [] }
         var moved: [Int] = []
-        for i in stamps.indices.dropFirst() where i + 1 < stamps.count {
+        for i in stamps.indices.dropFirst() where i + Int(xrunLatePeriods) < stamps.count {
             let n = Int64(lengths[i])
-            func step(_ k: Int) -> Int64? { k >= 1 && k < stamps.count && lengths[k] == lengths[i] ? stamps[k] - stamps[k - 1] : nil }
-            guard lengths[i - 1] == lengths[i], step(i) == 2 * n, step(i + 1) == 0,
-                  i < 2 || step(i - 1) == n, i + 2 >= stamps.count || step(i + 2) == n else { continue }
-            let near = (stamps[i - 1] - 2 * n)...(stamps[i + 1] + xrunLatePeriods * n)
+            func step(_ k: Int) -> Int64? { k >= 1 && lengths[k] == lengths[i] ? stamps[k] - stamps[k - 1] : nil }
+            guard n > 0, lengths[i - 1] == lengths[i], step(i) == 2 * n, step(i + 1) == 0,
+                  i < 2 || step(i - 1) == n, step(i + 2) == n else { continue }
+            let near = (stamps[i - 1] - 2 * n)...(stamps[i + 1] + xrunLatestPeriods * n)
             guard !xruns.contains(where: { near.contains($0) }) else { continue }
             stamps[i] -= n
             moved.append(i)

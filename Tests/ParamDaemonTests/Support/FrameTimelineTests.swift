@@ -78,16 +78,28 @@ import Testing
         // The callback of the cycle 1064..<1128 ran late and read the next stamp; its samples
         // are the cycle's own. The next read the same stamp. Seen on a NetJack2 slave with no
         // xrun reported (its driver moves the counter on before the engine checks the graph).
-        let periods: [(stamp: UInt64, length: Int, truth: Int)] = [(1064, 64, 1000), (1192, 64, 1064), (1192, 64, 1128), (1256, 64, 1192), (1320, 64, 1256)]
-        let t = FrameTimeline(recording(periods))
-        #expect(placed(t) == Array(1000..<1320))
-        #expect(t.gaps == 0 && t.overlaps == 0 && t.lateReads == 1 && t.skips.isEmpty)
-        #expect(t.periods.map(\.putBack) == [false, true, false, false, false])
-        // With an xrun stamped near, the late period may hold the next cycle's samples: set aside.
+        // Then 17 ordinary periods: a late read in the last 16 is left as read (its xrun could
+        // be stamped after the recorder stopped).
+        var periods: [(stamp: UInt64, length: Int, truth: Int)] = [(1064, 64, 1000), (1192, 64, 1064), (1192, 64, 1128), (1256, 64, 1192)]
+        for k in 0..<18 { periods.append((stamp: UInt64(1320 + 64 * k), length: 64, truth: 1256 + 64 * k)) }
         var r = recording(periods)
-        r.metadata.xrunFrames = [1256]
-        let x = FrameTimeline(r)
-        #expect(x.lateReads == 0 && x.gaps == 1 && x.overlaps == 1 && x.skips.first?.xrun == 1256)
+        r.metadata.xrunFrames = []
+        let t = FrameTimeline(r)
+        #expect(placed(t) == Array(1000..<(1320 + 64 * 17)))
+        #expect(t.gaps == 0 && t.overlaps == 0 && t.lateReads == 1 && t.skips.isEmpty)
+        #expect(t.periods.map(\.putBack) == [false, true] + [Bool](repeating: false, count: 20))
+        // Without xrun stamps, or with an xrun stamped near, or as late as a held-back
+        // notification (58 periods): the late period may hold the next cycle's samples, set aside.
+        #expect(FrameTimeline(recording(periods)).lateReads == 0)
+        for xrun in [1256, 1128 + 58 * 64] {
+            r.metadata.xrunFrames = [UInt64(xrun)]
+            let x = FrameTimeline(r)
+            #expect(x.lateReads == 0 && x.gaps == 1 && x.overlaps == 1, "xrun at \(xrun)")
+        }
+        // Near the end: left as read.
+        var short = recording(Array(periods.prefix(8)))
+        short.metadata.xrunFrames = []
+        #expect(FrameTimeline(short).lateReads == 0)
         // Steps of two periods then none then none: not this pattern, left as read.
         let twice = FrameTimeline(recording([(1064, 64, 1000), (1192, 64, 1064), (1192, 64, 1128), (1192, 64, 1192), (1256, 64, 1192)]))
         #expect(twice.lateReads == 0 && twice.overlaps == 2)
