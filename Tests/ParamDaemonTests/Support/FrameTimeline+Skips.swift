@@ -33,6 +33,11 @@ extension FrameTimeline {
     /// A 32-bit JACK frame (a stamp, a tool's `at frame F`) on this timeline's unwrapped counter.
     public func unwrapped(_ frame: UInt64) -> Int64 {
         guard let first = recording.metadata.periods.first?[0] else { return Int64(frame) }
+        return Self.unwrap(frame, from: first)
+    }
+
+    /// A 32-bit JACK frame on the counter unwrapped from `first` (within 2^31 frames of it).
+    static func unwrap(_ frame: UInt64, from first: UInt64) -> Int64 {
         let step = UInt32(truncatingIfNeeded: frame) &- UInt32(truncatingIfNeeded: first)
         return Int64(first) + Int64(Int32(truncatingIfNeeded: step))
     }

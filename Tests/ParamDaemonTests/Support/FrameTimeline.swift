@@ -43,8 +43,8 @@ public struct FrameTimeline: Sendable {
     /// 123456), "-64@123456" (an overlap).
     public let steps: [String]
     /// Periods put back one period: read late (`replacingLateReads`), and where each begins now.
-    public let lateReads: Int
-    public let putBackFrames: [Int64]
+    public var lateReads: Int { periods.filter(\.putBack).count }
+    public var putBackFrames: [Int64] { periods.filter(\.putBack).map(\.frames.lowerBound) }
 
     /// How many periods back from an overlap the late reads it ends may have begun.
     static var lateRun: Int { 32 }
@@ -55,10 +55,10 @@ public struct FrameTimeline: Sendable {
         // Period lengths: stored by the recorder; older files, without them, assumed contiguous.
         let lengths: [Int] = raw.map { $0.count > 2 ? Int($0[2]) : (recording.metadata.bufferSize ?? 0) }
         var stamps = Self.unwrappedStamps(raw.map { $0[0] })
-        let first = raw.first?[0] ?? 0  // xruns unwrapped from it, as `unwrapped(_:)` does
+        let first = raw.first?[0] ?? 0
         // No put-back without every xrun's stamp (an old file, or more xruns than stamps kept).
         let stamped = recording.metadata.xrunFrames.flatMap { $0.count >= (recording.metadata.xruns ?? 0) ? $0 : nil }
-        let xruns = stamped?.map { Self.unwrappedStamps([first, UInt64($0)])[1] }
+        let xruns = stamped?.map { Self.unwrap($0, from: first) }
         let putBack = Self.replacingLateReads(&stamps, lengths, xruns: xruns)
         let (firstSample, counts) = Self.samplesPerPeriod(lengths, recorded: recording.frames)
 
@@ -121,8 +121,6 @@ public struct FrameTimeline: Sendable {
         self.gaps = gaps
         self.overlaps = overlaps
         self.steps = steps
-        self.lateReads = putBack.count
-        self.putBackFrames = putBack.map { stamps[$0] - Int64(lengths[$0]) }
     }
 
     /// Each period's first sample in the recording and its count: its length, but the buffer
